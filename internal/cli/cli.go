@@ -1,0 +1,99 @@
+// Package cli wires kdelta's command line to its packages: it parses flags,
+// calls the packages that do the work and prints what they return.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// Version is kdelta's version, recorded in every result set.
+var Version = "0.1.0-dev"
+
+// Exit statuses (see DESIGN.md).
+const (
+	ExitOK          = 0
+	ExitBad         = 1 // the thing asked about is bad (a regression with --fail-on)
+	ExitUsage       = 2 // usage or input error
+	ExitInterrupted = 130
+)
+
+// exitError carries an exit status other than ExitUsage through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Main runs kdelta with args (without the program name) and returns the
+// exit status. The hidden child and worker modes are dispatched here,
+// before the command line is parsed.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case runner.ChildArg:
+			return runner.ChildMain()
+		case workload.WorkerArg:
+			return workload.WorkerMain(args[1:])
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := ExitUsage
+	var ee *exitError
+	if errors.As(err, &ee) {
+		code = ee.code
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	fmt.Fprintf(stderr, "kdelta: %s\n", msg)
+	return code
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kdelta",
+		Short:         "Tell whether a kernel change made this machine faster or slower, and whether it is real",
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Version:       Version,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%s: %w", c.CommandPath(), err)
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd())
+	return root
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

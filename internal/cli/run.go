@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+func newRunCmd() *cobra.Command {
+	var (
+		repeat, warmup, fifo int
+		cpus, output         string
+		timeout              time.Duration
+		labels               []string
+		quick                bool
+	)
+	c := &cobra.Command{
+		Use:   "run [WORKLOAD[:k=v,...]]...",
+		Short: "Run workloads, each run in a child process of its own",
+		Long: `Run workloads, each measured run in a fresh child process with the
+requested CPU affinity and scheduling policy. Runs are interleaved (run 1 of
+every workload, then run 2, ...). With -o the result set is rewritten after
+every run, so an interrupted run keeps what it finished.
+
+--quick runs a short suite of every seed workload (under two minutes on a
+two-core machine) with -r 3 unless -r is given.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			var specs []workload.Spec
+			if quick {
+				q, err := workload.QuickSuite()
+				if err != nil {
+					return err
+				}
+				specs = append(specs, q...)
+				if !c.Flags().Changed("repeat") {
+					repeat = 3
+				}
+			}
+			for _, a := range args {
+				sp, err := workload.ParseSpec(a)
+				if err != nil {
+					return err
+				}
+				specs = append(specs, sp)
+			}
+			if len(specs) == 0 {
+				return errors.New("run: no workloads given (name some, or use --quick; kdelta list shows them)")
+			}
+			if repeat < 1 {
+				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
+			}
+			if warmup < 0 {
+				return fmt.Errorf("--warmup: must not be negative, got %d", warmup)
+			}
+			opt := &runner.Options{
+				Repeat:  repeat,
+				Warmup:  warmup,
+				FIFO:    fifo,
+				Timeout: timeout,
+				Output:  output,
+				Command: append([]string{"kdelta"}, os.Args[1:]...),
+				Version: Version,
+				Labels:  map[string]string{},
+			}
+			if cpus != "" {
+				list, err := sys.ParseCPUList(cpus)
+				if err != nil {
+					return fmt.Errorf("--cpus: %w", err)
+				}
+				opt.CPUs = list
+			}
+			for _, l := range labels {
+				k, v, ok := strings.Cut(l, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("--label: %q is not key=value", l)
+				}
+				opt.Labels[k] = v
+			}
+			if err := runner.Check(opt); err != nil {
+				return err
+			}
+			if isTerminal(c.ErrOrStderr()) {
+				opt.Progress = c.ErrOrStderr()
+			}
+			opt.Env = runner.MinimalEnv(Version)
+			set, err := runner.Run(c.Context(), specs, opt)
+			report.Show(c.OutOrStdout(), set, report.ShowOptions{})
+			if output == "" {
+				fmt.Fprintln(c.ErrOrStderr(), "kdelta: results not saved (use -o FILE)")
+			}
+			if errors.Is(err, runner.ErrInterrupted) {
+				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
+			}
+			return err
+		},
+	}
+	f := c.Flags()
+	f.IntVarP(&repeat, "repeat", "r", 5, "measured runs per workload")
+	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload (recorded, not counted)")
+	f.StringVar(&cpus, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
+	f.IntVar(&fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
+	f.DurationVar(&timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")
+	f.StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable; host and kernel are set unless given)")
+	f.StringVarP(&output, "output", "o", "", "write the result set to this JSON file, after every run")
+	f.BoolVar(&quick, "quick", false, "run the quick suite of every seed workload")
+	return c
+}
+
+func finished(s *result.Set) int {
+	n := 0
+	for _, b := range s.Benchmarks {
+		for _, r := range b.Runs {
+			if r.Status == result.StatusOK {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func savedIn(path string) string {
+	if path == "" {
+		return ""
+	}
+	return " in " + path
+}

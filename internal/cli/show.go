@@ -1,0 +1,27 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+)
+
+func newShowCmd() *cobra.Command {
+	var runs bool
+	c := &cobra.Command{
+		Use:   "show FILE",
+		Short: "Summarise a result set: per metric n, mean ± stddev (CV), median, min, max",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			set, err := result.Load(args[0])
+			if err != nil {
+				return err
+			}
+			report.Show(c.OutOrStdout(), set, report.ShowOptions{Runs: runs})
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&runs, "runs", false, "also print every run")
+	return c
+}

@@ -1,0 +1,203 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/kdelta/kdelta/internal/result"
+	
+)
+
+// ShowOptions control Show.
+type ShowOptions struct {
+	// Runs prints every run's values, not only the summary.
+	Runs bool
+}
+
+// Show prints a result set the way `perf stat --repeat` users paste it:
+// per benchmark and metric n, mean ± stddev (CV), median, min and max; the
+// context switches and CPU time of the runs; for latency workloads the
+// per-run table of seed mail 002 (Run | Mean | Min | Max).
+func Show(w io.Writer, s *result.Set, opt ShowOptions) {
+	fmt.Fprintf(w, "kdelta result %s%s\n", s.ID, labelSuffix(s.Labels))
+	if e := s.Env; e != nil {
+		fmt.Fprintf(w, "kernel %s on %s (%d CPUs, %s)\n", e.KernelRelease, e.Hostname, e.CPUs, e.CPUModel)
+	}
+	if !s.Complete {
+		fmt.Fprintln(w, "incomplete: the session was interrupted or is still running")
+	}
+	for _, b := range s.Benchmarks {
+		fmt.Fprintln(w)
+		showBenchmark(w, b, opt)
+	}
+	for _, warn := range s.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+func labelSuffix(l map[string]string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(l))
+	for k := range l {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + l[k]
+	}
+	return " (" + strings.Join(parts, " ") + ")"
+}
+
+func showBenchmark(w io.Writer, b *result.Benchmark, opt ShowOptions) {
+	fmt.Fprintf(w, "%s  %s\n", b.Workload, result.FormatParams(b.Params))
+	if b.Skipped != "" {
+		fmt.Fprintf(w, "  skipped: %s\n", b.Skipped)
+		return
+	}
+	measured := b.Measured()
+	for _, r := range b.Runs {
+		if r.Status != result.StatusOK {
+			fmt.Fprintf(w, "  %s %s: %s\n", runLabel(r), r.Status, r.Reason)
+		}
+	}
+	if len(measured) == 0 {
+		fmt.Fprintln(w, "  no measured runs")
+		return
+	}
+	fmt.Fprintf(w, "  %-14s %3s %24s %8s %12s %12s %12s\n", "metric", "n", "mean ± stddev", "(CV)", "median", "min", "max")
+	for _, m := range b.Metrics {
+		xs := b.Values(m.Name)
+		if len(xs) == 0 {
+			continue
+		}
+		sm := tmpSummarize(xs)
+		unit := ""
+		if m.Unit != "" && m.Unit != m.Name {
+			unit = " " + m.Unit
+		}
+		fmt.Fprintf(w, "  %-14s %3d %24s %8s %12s %12s %12s\n", m.Name, sm.N,
+			Num(sm.Mean)+" ± "+Num(sm.Stddev)+unit, fmt.Sprintf("(%.1f%%)", sm.CV),
+			Num(sm.Median), Num(sm.Min), Num(sm.Max))
+	}
+	showRusage(w, measured)
+	if hasLatency(measured) {
+		showLatencyRuns(w, measured)
+	}
+	if opt.Runs {
+		showRuns(w, b, measured)
+	}
+}
+
+func runLabel(r *result.Run) string {
+	if r.Warmup {
+		return fmt.Sprintf("warm-up %d", r.Index+1)
+	}
+	return fmt.Sprintf("run %d", r.Index+1)
+}
+
+// showRusage prints what wait4 reported, averaged over the runs, and per
+// operation when the workload counted its operations.
+func showRusage(w io.Writer, rs []*result.Run) {
+	var vol, invol, wall, user, sysT, ops float64
+	for _, r := range rs {
+		vol += float64(r.VolCtxSw)
+		invol += float64(r.InvolCtxSw)
+		wall += r.WallSec
+		user += r.UserSec
+		sysT += r.SysSec
+		ops += r.Ops
+	}
+	n := float64(len(rs))
+	fmt.Fprintf(w, "  per run: %s context switches (%s voluntary, %s involuntary); wall %s s, user %s s, sys %s s\n",
+		Num((vol+invol)/n), Num(vol/n), Num(invol/n), Num(wall/n), Num(user/n), Num(sysT/n))
+	if ops > 0 {
+		fmt.Fprintf(w, "  per op:  %s context switches (%s ops per run)\n", Num((vol+invol)/ops), Num(ops/n))
+	}
+}
+
+func hasLatency(rs []*result.Run) bool {
+	for _, r := range rs {
+		if r.Latency != nil && r.Latency.Count > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// showLatencyRuns prints seed mail 002's table: one row per run.
+func showLatencyRuns(w io.Writer, rs []*result.Run) {
+	unit := ""
+	for _, r := range rs {
+		if r.Latency != nil {
+			unit = r.Latency.Unit
+			break
+		}
+	}
+	cell := func(v float64) string { return WithUnit(v, unit) }
+	rows := [][]string{{"Run", "Mean", "Min", "Max"}}
+	for _, r := range rs {
+		if r.Latency == nil {
+			continue
+		}
+		rows = append(rows, []string{fmt.Sprint(r.Index + 1), cell(r.Latency.Mean), cell(r.Latency.Min), cell(r.Latency.Max)})
+	}
+	writeMarkdown(w, "  ", rows)
+}
+
+func showRuns(w io.Writer, b *result.Benchmark, rs []*result.Run) {
+	header := []string{"Run"}
+	for _, m := range b.Metrics {
+		header = append(header, m.Name)
+	}
+	header = append(header, "vol cs", "invol cs", "wall s")
+	rows := [][]string{header}
+	for _, r := range rs {
+		row := []string{fmt.Sprint(r.Index + 1)}
+		for _, m := range b.Metrics {
+			if v, ok := r.Values[m.Name]; ok {
+				row = append(row, Num(v))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		row = append(row, fmt.Sprint(r.VolCtxSw), fmt.Sprint(r.InvolCtxSw), Num(r.WallSec))
+		rows = append(rows, row)
+	}
+	writeMarkdown(w, "  ", rows)
+}
+
+// writeMarkdown writes rows as a Markdown table with right-aligned cells,
+// the shape users paste into mail.
+func writeMarkdown(w io.Writer, indent string, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			if len(c) > width[i] {
+				width[i] = len(c)
+			}
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString(indent + "|")
+		for i, c := range cells {
+			fmt.Fprintf(&b, " %*s |", width[i], c)
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(rows[0])
+	var b strings.Builder
+	b.WriteString(indent + "|")
+	for _, wd := range width {
+		b.WriteString(strings.Repeat("-", wd+2) + "|")
+	}
+	fmt.Fprintln(w, b.String())
+	for _, r := range rows[1:] {
+		line(r)
+	}
+}

@@ -1,0 +1,153 @@
+// Package result holds kdelta's data model: a result set is one kdelta run
+// (or import) with its labels, its environment fingerprint and, per
+// benchmark, every run that was attempted, measured, skipped or failed.
+package result
+
+import (
+	"time"
+)
+
+// Schema names the JSON layout written by this version of kdelta.
+const Schema = "kdelta/result/v1"
+
+// A Set is the result of one kdelta run: the unit that is stored, shown and
+// compared.
+type Set struct {
+	Schema     string            `json:"schema"`
+	ID         string            `json:"id"`
+	Created    time.Time         `json:"created"`
+	Tool       string            `json:"tool"`
+	Command    []string          `json:"command,omitempty"`
+	Labels     map[string]string `json:"labels"`
+	Env        *Env              `json:"env,omitempty"`
+	Benchmarks []*Benchmark      `json:"benchmarks"`
+	Warnings   []string          `json:"warnings,omitempty"`
+	// Complete is false while runs are still being added, and stays false
+	// when kdelta was interrupted or killed.
+	Complete bool `json:"complete"`
+}
+
+// Better says which direction of a metric is an improvement.
+type Better string
+
+// The two directions.
+const (
+	Lower  Better = "lower"
+	Higher Better = "higher"
+)
+
+// A Metric is what a benchmark reports per run.
+type Metric struct {
+	Name   string `json:"name"`
+	Unit   string `json:"unit"`
+	Better Better `json:"better"`
+	Doc    string `json:"doc,omitempty"`
+}
+
+// A Benchmark is one workload with one set of parameters, repeated.
+type Benchmark struct {
+	Workload string            `json:"workload"`
+	Params   map[string]string `json:"params"`
+	Metrics  []Metric          `json:"metrics"`
+	Runs     []*Run            `json:"runs"`
+	// Skipped holds the reason the workload cannot run here, if it cannot.
+	Skipped string `json:"skipped,omitempty"`
+}
+
+// Run statuses.
+const (
+	StatusOK          = "ok"
+	StatusFailed      = "failed"
+	StatusTimeout     = "timeout"
+	StatusSkipped     = "skipped"
+	StatusInterrupted = "interrupted"
+)
+
+// A Run is one repetition of a benchmark, executed in its own child process.
+type Run struct {
+	Index  int       `json:"index"`
+	Warmup bool      `json:"warmup,omitempty"`
+	Start  time.Time `json:"start"`
+	Status string    `json:"status"`
+	Reason string    `json:"reason,omitempty"`
+	// ExitCode is the child's exit status, or -1 when a signal ended it.
+	ExitCode int `json:"exit_code"`
+	Signal   string `json:"signal,omitempty"`
+	// Resource usage of the child and its reaped descendants, from wait4.
+	WallSec    float64 `json:"wall_s"`
+	UserSec    float64 `json:"user_s"`
+	SysSec     float64 `json:"sys_s"`
+	VolCtxSw   int64   `json:"voluntary_ctxsw"`
+	InvolCtxSw int64   `json:"involuntary_ctxsw"`
+	MaxRSSKiB  int64   `json:"maxrss_kib"`
+	// Values holds the workload's metrics by name.
+	Values map[string]float64 `json:"values,omitempty"`
+	// Ops is the number of operations the run performed, for per-operation
+	// figures (context switches per op, syscalls per op).
+	Ops float64 `json:"ops,omitempty"`
+	// Counts are the workload's own tallies (messages sent, calls made).
+	Counts  map[string]float64 `json:"counts,omitempty"`
+	Latency *Latency           `json:"latency,omitempty"`
+	// Info is what the child saw of itself: CPUs allowed, policy, mode.
+	Info map[string]string `json:"info,omitempty"`
+}
+
+// Measured tells whether the run produced values that count in statistics.
+func (r *Run) Measured() bool { return r.Status == StatusOK && !r.Warmup }
+
+// Latency summarises the operations inside one run. Raw keeps every value
+// when there are at most MaxRaw of them.
+type Latency struct {
+	Unit  string    `json:"unit"`
+	Count int       `json:"count"`
+	Mean  float64   `json:"mean"`
+	Min   float64   `json:"min"`
+	P50   float64   `json:"p50"`
+	P90   float64   `json:"p90"`
+	P99   float64   `json:"p99"`
+	Max   float64   `json:"max"`
+	Raw   []float64 `json:"raw,omitempty"`
+}
+
+// MaxRaw is the most raw latencies a run keeps.
+const MaxRaw = 100000
+
+// Env is the environment fingerprint taken at the start of a run.
+type Env struct {
+	Hostname      string            `json:"hostname"`
+	KernelRelease string            `json:"kernel_release"`
+	KernelVersion string            `json:"kernel_version"`
+	Cmdline       string            `json:"cmdline"`
+	Arch          string            `json:"arch"`
+	CPUModel      string            `json:"cpu_model"`
+	CPUs          int               `json:"cpus"`
+	OnlineCPUs    string            `json:"online_cpus"`
+	ToolVersion   string            `json:"tool_version"`
+	GoVersion     string            `json:"go_version"`
+	Extra         map[string]string `json:"extra,omitempty"`
+}
+
+// Measured returns the runs of b that count in statistics.
+func (b *Benchmark) Measured() []*Run {
+	var rs []*Run
+	for _, r := range b.Runs {
+		if r.Measured() {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}
+
+// Values returns metric m over the measured runs of b, in run order.
+func (b *Benchmark) Values(m string) []float64 {
+	var v []float64
+	for _, r := range b.Measured() {
+		if x, ok := r.Values[m]; ok {
+			v = append(v, x)
+		}
+	}
+	return v
+}
+
+// Key names a benchmark within a set: its workload and its parameters.
+func (b *Benchmark) Key() string { return b.Workload + ":" + FormatParams(b.Params) }

@@ -1,0 +1,434 @@
+// Package runner executes benchmarks: every measured run in a child
+// process of its own (the kdelta binary re-executed with ChildArg), with
+// its CPU affinity and scheduling policy set before exec, its resource
+// usage read from wait4, and its process group killed on timeout or
+// interrupt. Runs are interleaved across benchmarks and the result set is
+// rewritten after every run, so an interrupted or killed kdelta keeps
+// everything it finished.
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// Options control a session of runs.
+type Options struct {
+	Repeat  int           // measured runs per benchmark
+	Warmup  int           // warm-up runs per benchmark, recorded but not counted
+	CPUs    []int         // affinity of every child; nil: inherit
+	FIFO    int           // SCHED_FIFO priority of every child; 0: inherit
+	Timeout time.Duration // per run; 0: none
+	Output  string        // result file rewritten after every run; "": none
+	Labels  map[string]string
+	Command []string // the command line, recorded in the set
+	Version string   // kdelta's version
+	// Progress receives a one-line status after each run (a terminal).
+	Progress io.Writer
+	// OnReady is called when a child reports it is set up, before it is let
+	// go; the returned function is called with the finished run. It is where
+	// counters attach.
+	OnReady func(pid int) (finish func(*result.Run), err error)
+	// Env is the fingerprint recorded in the set.
+	Env *result.Env
+}
+
+// ErrInterrupted is returned when the session was stopped by a signal;
+// the runs finished before it are in the result set.
+var ErrInterrupted = errors.New("interrupted")
+
+// Check validates the options that can be wrong on this machine (CPUs not
+// available, SCHED_FIFO without privilege) before anything runs.
+func Check(opt *Options) error {
+	if opt.CPUs != nil {
+		allowed, err := sys.Affinity(0)
+		if err != nil {
+			return err
+		}
+		ok := map[int]bool{}
+		for _, c := range allowed {
+			ok[c] = true
+		}
+		for _, c := range opt.CPUs {
+			if !ok[c] {
+				return fmt.Errorf("--cpus: CPU %d is not available here (allowed: %s)", c, sys.FormatCPUList(allowed))
+			}
+		}
+	}
+	if opt.FIFO != 0 {
+		lo, hi := sys.FIFOPriorityRange()
+		if opt.FIFO < lo || opt.FIFO > hi {
+			return fmt.Errorf("--fifo: priority %d out of range %d-%d", opt.FIFO, lo, hi)
+		}
+		if err := probeFIFO(opt.FIFO); err != nil {
+			return fmt.Errorf("--fifo %d: %w", opt.FIFO, err)
+		}
+	}
+	return nil
+}
+
+// probeFIFO tries the policy on a scratch thread and restores it.
+func probeFIFO(prio int) error {
+	errc := make(chan error, 1)
+	go func() {
+		// The thread's policy is changed and restored; if restoring fails
+		// the goroutine exits locked and the runtime retires the thread.
+		lockOSThread()
+		saved, err := sys.Scheduler(0)
+		if err != nil {
+			errc <- err
+			return
+		}
+		if err := sys.SetScheduler(0, sys.Policy{Policy: sys.SchedFIFO, Priority: prio}); err != nil {
+			errc <- err
+			unlockOSThread()
+			return
+		}
+		if err := sys.SetScheduler(0, saved); err != nil {
+			errc <- err
+			return
+		}
+		unlockOSThread()
+		errc <- nil
+	}()
+	return <-errc
+}
+
+// NewSet starts an empty result set for specs.
+func NewSet(specs []workload.Spec, opt *Options) *result.Set {
+	s := &result.Set{
+		Schema:  result.Schema,
+		ID:      newID(),
+		Created: time.Now().UTC(),
+		Tool:    "kdelta " + opt.Version,
+		Command: opt.Command,
+		Labels:  map[string]string{},
+		Env:     opt.Env,
+	}
+	for k, v := range opt.Labels {
+		s.Labels[k] = v
+	}
+	if opt.Env != nil {
+		if _, ok := s.Labels["host"]; !ok && opt.Env.Hostname != "" {
+			s.Labels["host"] = opt.Env.Hostname
+		}
+		if _, ok := s.Labels["kernel"]; !ok && opt.Env.KernelRelease != "" {
+			s.Labels["kernel"] = opt.Env.KernelRelease
+		}
+	}
+	for _, sp := range specs {
+		s.Benchmarks = append(s.Benchmarks, &result.Benchmark{
+			Workload: sp.Workload.Name(),
+			Params:   map[string]string(sp.Values),
+			Metrics:  sp.Workload.Metrics(),
+		})
+	}
+	return s
+}
+
+func newID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
+}
+
+// Run executes every benchmark of specs, interleaved: warm-ups first, then
+// run 1 of each benchmark, run 2 of each, and so on. It returns the set
+// with every run attempted; the error is ErrInterrupted when ctx was
+// cancelled, or a failure to write the result file.
+func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set, error) {
+	set := NewSet(specs, opt)
+	save := func() error {
+		if opt.Output == "" {
+			return nil
+		}
+		return result.Save(opt.Output, set)
+	}
+	if err := save(); err != nil {
+		return set, err
+	}
+	for i, sp := range specs {
+		if p, ok := sp.Workload.(workload.Prechecker); ok {
+			if reason := p.Precheck(sp.Values); reason != "" {
+				skip(set.Benchmarks[i], reason)
+			}
+		}
+	}
+	total := (opt.Warmup + opt.Repeat) * len(specs)
+	done := 0
+	for round := 0; round < opt.Warmup+opt.Repeat; round++ {
+		warm := round < opt.Warmup
+		idx := round - opt.Warmup
+		if warm {
+			idx = round
+		}
+		for i, sp := range specs {
+			b := set.Benchmarks[i]
+			done++
+			if b.Skipped != "" {
+				continue
+			}
+			if ctx.Err() != nil {
+				return set, finish(set, save, ErrInterrupted)
+			}
+			if opt.Progress != nil {
+				fmt.Fprintf(opt.Progress, "\r\033[K[%d/%d] %s %s", done, total, b.Workload, runName(warm, idx))
+			}
+			r := runOne(ctx, sp, opt)
+			r.Index = idx
+			r.Warmup = warm
+			b.Runs = append(b.Runs, r)
+			if r.Status == result.StatusSkipped {
+				b.Skipped = r.Reason
+			}
+			if err := save(); err != nil {
+				return set, err
+			}
+			if r.Status == result.StatusInterrupted {
+				return set, finish(set, save, ErrInterrupted)
+			}
+		}
+	}
+	if opt.Progress != nil {
+		fmt.Fprint(opt.Progress, "\r\033[K")
+	}
+	set.Complete = true
+	return set, save()
+}
+
+func finish(set *result.Set, save func() error, err error) error {
+	if serr := save(); serr != nil {
+		return serr
+	}
+	return err
+}
+
+func runName(warm bool, i int) string {
+	if warm {
+		return fmt.Sprintf("warm-up %d", i+1)
+	}
+	return fmt.Sprintf("run %d", i+1)
+}
+
+func skip(b *result.Benchmark, reason string) {
+	b.Skipped = reason
+	b.Runs = append(b.Runs, &result.Run{Start: time.Now().UTC(), Status: result.StatusSkipped, Reason: reason})
+}
+
+// runOne executes one run of sp in a fresh child and returns what happened.
+func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
+	r := &result.Run{Start: time.Now().UTC(), ExitCode: -1}
+	fail := func(status, format string, args ...any) *result.Run {
+		r.Status = status
+		r.Reason = fmt.Sprintf(format, args...)
+		return r
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fail(result.StatusFailed, "find own executable: %v", err)
+	}
+	jb, _ := json.Marshal(job{Workload: sp.Workload.Name(), Params: sp.Values})
+	repR, repW, err := os.Pipe()
+	if err != nil {
+		return fail(result.StatusFailed, "pipe: %v", err)
+	}
+	defer repR.Close()
+	goR, goW, err := os.Pipe()
+	if err != nil {
+		repW.Close()
+		return fail(result.StatusFailed, "pipe: %v", err)
+	}
+	defer goW.Close()
+	logf, err := os.CreateTemp("", "kdelta-child-*.log")
+	if err != nil {
+		repW.Close()
+		goR.Close()
+		return fail(result.StatusFailed, "child log: %v", err)
+	}
+	defer os.Remove(logf.Name())
+	defer logf.Close()
+
+	cmd := exec.Command(exe, ChildArg)
+	cmd.Env = childEnv(string(jb))
+	cmd.ExtraFiles = []*os.File{repW, goR}
+	cmd.Stdout = logf
+	cmd.Stderr = logf
+	so := sys.SpawnOptions{CPUs: opt.CPUs, NewGroup: true, Pdeathsig: syscall.SIGTERM}
+	if opt.FIFO != 0 {
+		so.Policy = &sys.Policy{Policy: sys.SchedFIFO, Priority: opt.FIFO}
+	}
+	start := time.Now()
+	err = sys.DefaultSpawner().Start(cmd, so)
+	repW.Close()
+	goR.Close()
+	if err != nil {
+		return fail(result.StatusFailed, "start child: %v", err)
+	}
+	pgid := cmd.Process.Pid
+
+	msgs := make(chan message, 4)
+	merr := make(chan error, 1)
+	go readMessages(repR, msgs, merr)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	var timeout <-chan time.Time
+	if opt.Timeout > 0 {
+		tm := time.NewTimer(opt.Timeout)
+		defer tm.Stop()
+		timeout = tm.C
+	}
+	var finishHook func(*result.Run)
+	var report *workload.Report
+	var status, reason string
+	killed := ""
+	waitErr := error(nil)
+	running := true
+	for running {
+		select {
+		case m, ok := <-msgs:
+			if !ok {
+				msgs = nil
+				continue
+			}
+			switch m.Type {
+			case "ready":
+				if opt.OnReady != nil {
+					f, err := opt.OnReady(m.PID)
+					if err != nil {
+						status, reason = result.StatusFailed, err.Error()
+						sys.KillGroup(pgid)
+						continue
+					}
+					finishHook = f
+				}
+				goW.Write([]byte{1})
+			case "result":
+				status, report = result.StatusOK, m.Report
+			case "skip":
+				status, reason = result.StatusSkipped, m.Reason
+			case "error":
+				status, reason = result.StatusFailed, m.Reason
+			}
+		case err := <-merr:
+			status, reason = result.StatusFailed, err.Error()
+			sys.KillGroup(pgid)
+		case <-timeout:
+			killed = result.StatusTimeout
+			sys.KillGroup(pgid)
+		case <-ctx.Done():
+			killed = result.StatusInterrupted
+			sys.KillGroup(pgid)
+		case waitErr = <-exited:
+			running = false
+		}
+	}
+	r.WallSec = time.Since(start).Seconds()
+	// Whatever the child left in its group (a helper that outlived it)
+	// goes now.
+	sys.KillGroup(pgid)
+	// Drain messages the child sent just before exiting.
+	for m := range drain(msgs) {
+		switch m.Type {
+		case "result":
+			status, report = result.StatusOK, m.Report
+		case "skip":
+			status, reason = result.StatusSkipped, m.Reason
+		case "error":
+			status, reason = result.StatusFailed, m.Reason
+		}
+	}
+	if ps := cmd.ProcessState; ps != nil {
+		r.ExitCode = ps.ExitCode()
+		if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Signal = ws.Signal().String()
+		}
+		if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+			r.UserSec = tv(ru.Utime)
+			r.SysSec = tv(ru.Stime)
+			r.VolCtxSw = ru.Nvcsw
+			r.InvolCtxSw = ru.Nivcsw
+			r.MaxRSSKiB = ru.Maxrss
+		}
+	}
+	switch {
+	case killed == result.StatusTimeout:
+		status, reason = killed, fmt.Sprintf("timed out after %s; process group killed", opt.Timeout)
+	case killed == result.StatusInterrupted:
+		status, reason = killed, "interrupted; process group killed"
+	case status == "" && waitErr != nil:
+		status, reason = result.StatusFailed, fmt.Sprintf("child %v", waitErr)
+	case status == "":
+		status, reason = result.StatusFailed, "child exited without a result"
+	}
+	r.Status, r.Reason = status, reason
+	if status == result.StatusFailed {
+		if tail := logTail(logf.Name(), 5); tail != "" {
+			r.Reason += ": " + tail
+		}
+	}
+	if report != nil {
+		r.Values = report.Values
+		r.Ops = report.Ops
+		r.Counts = report.Counts
+		r.Latency = report.Latency
+		r.Info = report.Info
+	}
+	if finishHook != nil {
+		finishHook(r)
+	}
+	return r
+}
+
+// childEnv is the environment of a measured child: the caller's, plus the
+// job, with the Go runtime told not to preempt with signals (sysmon would
+// send SIGURG to a thread in a long raw system call) and not to collect
+// garbage (the measured loops allocate nothing).
+func childEnv(job string) []string {
+	env := []string{jobEnv + "=" + job, "GODEBUG=asyncpreemptoff=1", "GOGC=off"}
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, jobEnv+"=") || strings.HasPrefix(kv, "GODEBUG=") || strings.HasPrefix(kv, "GOGC=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+// drain returns ch, or a closed channel when ch is nil (already drained).
+func drain(ch chan message) chan message {
+	if ch == nil {
+		ch = make(chan message)
+		close(ch)
+	}
+	return ch
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+// logTail returns the last n non-empty lines the child wrote, on one line.
+func logTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, " | "))
+}

@@ -1,0 +1,6 @@
+package runner
+
+import "runtime"
+
+func lockOSThread()   { runtime.LockOSThread() }
+func unlockOSThread() { runtime.UnlockOSThread() }

@@ -1,0 +1,12 @@
+// Package sys is kdelta's only door to golang.org/x/sys/unix: raw system
+// calls for measured loops, CPU affinity and scheduling policy, membarrier,
+// network namespaces, and the re-execution of the kdelta binary as a child
+// task that dies with its creator.
+//
+// Measured loops call the Raw* functions, which enter the kernel without the
+// Go runtime's entersyscall/exitsyscall bookkeeping. A raw call keeps its P
+// while it is in the kernel, so a raw call that blocks (a pipe read, a poll)
+// is only safe when GOMAXPROCS exceeds the number of threads that can block
+// at once; workloads that block raise GOMAXPROCS before their timed window
+// (see workload.Prepare).
+package sys

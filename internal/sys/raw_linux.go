@@ -1,0 +1,137 @@
+package sys
+
+import (
+	"fmt"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// Syscall numbers of the calls a null-syscall loop may use, per architecture
+// through x/sys/unix.
+var nullSyscalls = map[string]uintptr{
+	"getppid": unix.SYS_GETPPID,
+	"gettid":  unix.SYS_GETTID,
+	"getpid":  unix.SYS_GETPID,
+	"getpgid": unix.SYS_GETPGID,
+	"getuid":  unix.SYS_GETUID,
+}
+
+// NullSyscall returns the number of a system call that takes no arguments
+// that matter and never blocks.
+func NullSyscall(name string) (uintptr, bool) {
+	nr, ok := nullSyscalls[name]
+	return nr, ok
+}
+
+// RawNull enters the kernel once with system call nr and no arguments.
+// It never blocks and never allocates.
+func RawNull(nr uintptr) uintptr {
+	r, _ := unix.RawSyscallNoError(nr, 0, 0, 0)
+	return r
+}
+
+// RawRead reads into b with a raw read(2). It may block: see the package
+// comment. It returns the byte count or the errno.
+func RawRead(fd int, b []byte) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), e
+}
+
+// RawWrite writes b with a raw write(2). It may block: see the package comment.
+func RawWrite(fd int, b []byte) (int, unix.Errno) {
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	return int(r), e
+}
+
+// RawReadFull reads exactly len(b) bytes, looping on short reads as the C
+// references do. It returns an error on EOF or a failed read.
+func RawReadFull(fd int, b []byte) error {
+	for off := 0; off < len(b); {
+		n, e := RawRead(fd, b[off:])
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return fmt.Errorf("read fd %d: %w", fd, e)
+		}
+		if n == 0 {
+			return fmt.Errorf("read fd %d: unexpected EOF", fd)
+		}
+		off += n
+	}
+	return nil
+}
+
+// RawWriteFull writes all of b, looping on short writes.
+func RawWriteFull(fd int, b []byte) error {
+	for off := 0; off < len(b); {
+		n, e := RawWrite(fd, b[off:])
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return fmt.Errorf("write fd %d: %w", fd, e)
+		}
+		off += n
+	}
+	return nil
+}
+
+// RawPollIn waits with poll(2) until fd is readable. It may block.
+func RawPollIn(fd int) error {
+	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	for {
+		_, _, e := unix.RawSyscall(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0)
+		if e == unix.EINTR {
+			continue
+		}
+		if e != 0 {
+			return fmt.Errorf("poll fd %d: %w", fd, e)
+		}
+		return nil
+	}
+}
+
+// RawKill sends sig to pid with a raw kill(2) and returns the errno (0 on
+// success). kill never blocks the caller.
+func RawKill(pid, sig int) unix.Errno {
+	_, _, e := unix.RawSyscall(unix.SYS_KILL, uintptr(pid), uintptr(sig), 0)
+	return e
+}
+
+// Errno values the workloads compare against.
+const (
+	EINVAL = unix.EINVAL
+	ESRCH  = unix.ESRCH
+	EPERM  = unix.EPERM
+	EAGAIN = unix.EAGAIN
+)
+
+// Gettid returns the calling thread's id.
+func Gettid() int { return unix.Gettid() }
+
+// Pipe returns a pipe's read and write ends, blocking and close-on-exec.
+func Pipe() (r, w int, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return -1, -1, fmt.Errorf("pipe2: %w", err)
+	}
+	return p[0], p[1], nil
+}
+
+// SocketPair returns a connected AF_UNIX SOCK_STREAM pair, blocking and
+// close-on-exec.
+func SocketPair() (a, b int, err error) {
+	p, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, -1, fmt.Errorf("socketpair: %w", err)
+	}
+	return p[0], p[1], nil
+}
+
+// Close closes fd, ignoring errors (for cleanup paths).
+func Close(fd int) { _ = unix.Close(fd) }
+
+// SchedYield calls sched_yield(2).
+func SchedYield() { unix.RawSyscallNoError(unix.SYS_SCHED_YIELD, 0, 0, 0) }

@@ -1,0 +1,220 @@
+package workload
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sys"
+)
+
+// pipePingPong is `perf bench sched pipe`: two tasks pass a 4-byte token
+// over two pipes.
+//
+// Blocking reads use raw read(2) calls: the Go runtime's Syscall path adds
+// entersyscall/exitsyscall on every call and, once sysmon has handed the P
+// of a blocked thread to another, a futex wake to get a P back — extra
+// context switches the C reference does not make. A raw call keeps its P
+// instead, so Prepare raises GOMAXPROCS above the number of threads that
+// can block at once (one per process in process mode, two in thread mode).
+// The fidelity benchmark (bench/fidelity) compares context switches and
+// syscalls per op with the reference.
+type pipePingPong struct{}
+
+func init() {
+	Register(pipePingPong{})
+	RegisterWorker("pipe-peer", pipePeer)
+}
+
+func (pipePingPong) Name() string { return "pipe" }
+
+func (pipePingPong) Doc() string {
+	return "ping-pong over two pipes, as perf bench sched pipe"
+}
+
+func (pipePingPong) Params() []Param {
+	return []Param{
+		{Name: "mode", Default: "process", Choices: []string{"process", "thread"}, Doc: "two processes (perf's default) or two threads (-T)"},
+		{Name: "order", Default: "legacy", Choices: []string{"legacy", "symmetric"},
+			Doc: "legacy: perf before 6.15 (one side reads first); symmetric: perf 6.15+ (both write first)"},
+		{Name: "loops", Kind: Int, Default: "1000000", Min: 1, Doc: "round trips per run"},
+		{Name: "cpus", Default: "any", Doc: "placement: any (no pinning, as perf), same, split, or A,B"},
+	}
+}
+
+func (pipePingPong) Metrics() []result.Metric {
+	return []result.Metric{
+		{Name: "usecs/op", Unit: "us", Better: result.Lower, Doc: "microseconds per loop"},
+		{Name: "ops/s", Unit: "ops/s", Better: result.Higher, Doc: "loops per second"},
+	}
+}
+
+func (pipePingPong) Validate(v Values) error {
+	_, err := parsePlacement(v.String("cpus"))
+	return err
+}
+
+// placement is the CPU of each worker, or -1 for no pinning.
+type placement struct {
+	kind string
+	cpu  [2]int
+}
+
+func parsePlacement(s string) (placement, error) {
+	switch s {
+	case "any", "same", "split":
+		return placement{kind: s, cpu: [2]int{-1, -1}}, nil
+	}
+	a, b, ok := strings.Cut(s, ",")
+	x, err1 := strconv.Atoi(a)
+	y, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || x < 0 || y < 0 {
+		return placement{}, fmt.Errorf("parameter cpus: bad value %q (any, same, split or A,B)", s)
+	}
+	return placement{kind: "explicit", cpu: [2]int{x, y}}, nil
+}
+
+// resolve turns same/split into CPUs from the ones this process may use.
+func (p placement) resolve() (placement, error) {
+	if p.kind != "same" && p.kind != "split" {
+		return p, nil
+	}
+	allowed, err := sys.Affinity(0)
+	if err != nil {
+		return p, err
+	}
+	p.cpu = [2]int{allowed[0], allowed[0]}
+	if p.kind == "split" {
+		if len(allowed) < 2 {
+			return p, Skip("cpus=split needs two CPUs, only %s allowed", sys.FormatCPUList(allowed))
+		}
+		p.cpu[1] = allowed[1]
+	}
+	return p, nil
+}
+
+func (pipePingPong) Run(t *Task) error {
+	loops := t.Params.Int("loops")
+	symmetric := t.Params.String("order") == "symmetric"
+	pl, err := parsePlacement(t.Params.String("cpus"))
+	if err != nil {
+		return err
+	}
+	if pl, err = pl.resolve(); err != nil {
+		return err
+	}
+	t.Info("placement", fmt.Sprintf("%s worker0=%s worker1=%s", pl.kind, cpuName(pl.cpu[0]), cpuName(pl.cpu[1])))
+
+	// pipe1 carries worker 1's token to worker 0, pipe2 the way back.
+	r1, w1, err := sys.Pipe()
+	if err != nil {
+		return err
+	}
+	r2, w2, err := sys.Pipe()
+	if err != nil {
+		return err
+	}
+	thread := t.Params.String("mode") == "thread"
+	if thread {
+		Prepare(2)
+	} else {
+		Prepare(1)
+	}
+	if err := t.Ready(); err != nil {
+		return err
+	}
+
+	// As perf, the window includes creating and joining the peer.
+	start := time.Now()
+	var wait func() error
+	if thread {
+		done := make(chan error, 1)
+		go func() {
+			runtime.LockOSThread()
+			done <- pingPong(0, r1, w2, loops, symmetric, pl.cpu[0])
+		}()
+		wait = func() error { return <-done }
+	} else {
+		fr := os.NewFile(uintptr(r1), "pipe1-r")
+		fw := os.NewFile(uintptr(w2), "pipe2-w")
+		cmd, err := StartWorker("pipe-peer", []string{strconv.Itoa(loops), strconv.FormatBool(symmetric), strconv.Itoa(pl.cpu[0])}, []*os.File{fr, fw})
+		// The peer holds its own copies now; closing ours lets worker 1 see
+		// EOF instead of blocking for ever if the peer dies.
+		fr.Close()
+		fw.Close()
+		if err != nil {
+			return err
+		}
+		wait = cmd.Wait
+	}
+	err1 := pingPong(1, r2, w1, loops, symmetric, pl.cpu[1])
+	err0 := wait()
+	el := time.Since(start)
+	if err1 != nil {
+		return fmt.Errorf("worker 1: %w", err1)
+	}
+	if err0 != nil {
+		return fmt.Errorf("worker 0: %w", err0)
+	}
+	t.SetOps(float64(loops))
+	us := float64(el.Nanoseconds()) / 1e3 / float64(loops)
+	t.Set("usecs/op", us)
+	t.Set("ops/s", 1e6/us)
+	return nil
+}
+
+func cpuName(c int) string {
+	if c < 0 {
+		return "any"
+	}
+	return strconv.Itoa(c)
+}
+
+// pipePeer is worker 0 in process mode: args are loops, symmetric, cpu; the
+// files are its read and write ends.
+func pipePeer(args []string, files []*os.File) error {
+	if len(args) != 3 || len(files) != 2 {
+		return fmt.Errorf("pipe-peer: want 3 args and 2 files, got %d and %d", len(args), len(files))
+	}
+	loops, _ := strconv.Atoi(args[0])
+	symmetric, _ := strconv.ParseBool(args[1])
+	cpu, _ := strconv.Atoi(args[2])
+	runtime.LockOSThread()
+	Prepare(1)
+	return pingPong(0, int(files[0].Fd()), int(files[1].Fd()), loops, symmetric, cpu)
+}
+
+// pingPong is perf's worker_thread: worker 0 reads then writes in legacy
+// order, worker 1 writes then reads; in symmetric order both write first.
+func pingPong(nr, rfd, wfd, loops int, symmetric bool, cpu int) error {
+	if cpu >= 0 {
+		if err := sys.SetAffinity(0, []int{cpu}); err != nil {
+			return err
+		}
+	}
+	var buf [4]byte
+	b := buf[:]
+	readFirst := nr == 0 && !symmetric
+	for i := 0; i < loops; i++ {
+		if readFirst {
+			if err := sys.RawReadFull(rfd, b); err != nil {
+				return err
+			}
+			if err := sys.RawWriteFull(wfd, b); err != nil {
+				return err
+			}
+		} else {
+			if err := sys.RawWriteFull(wfd, b); err != nil {
+				return err
+			}
+			if err := sys.RawReadFull(rfd, b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

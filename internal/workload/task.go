@@ -1,0 +1,128 @@
+package workload
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"sort"
+
+	"github.com/kdelta/kdelta/internal/result"
+)
+
+// A Report is what one run of a workload measured, sent from the child to
+// the parent.
+type Report struct {
+	Values  map[string]float64 `json:"values,omitempty"`
+	Ops     float64            `json:"ops,omitempty"`
+	Counts  map[string]float64 `json:"counts,omitempty"`
+	Latency *result.Latency    `json:"latency,omitempty"`
+	Info    map[string]string  `json:"info,omitempty"`
+}
+
+// A Task is a workload's handle on the run it is executing.
+type Task struct {
+	Params Values
+	Report Report
+	ready  func() error
+	readied bool
+}
+
+// NewTask returns a task for params; ready is called by Task.Ready (the
+// runner's start handshake). A nil ready does nothing, for tests.
+func NewTask(params Values, ready func() error) *Task {
+	return &Task{
+		Params: params,
+		Report: Report{Values: map[string]float64{}, Counts: map[string]float64{}, Info: map[string]string{}},
+		ready:  ready,
+	}
+}
+
+// Ready tells the parent the run is set up and waits for its go-ahead.
+// Call it once, after setup and before creating the measured tasks.
+func (t *Task) Ready() error {
+	if t.readied {
+		return nil
+	}
+	t.readied = true
+	if t.ready == nil {
+		return nil
+	}
+	return t.ready()
+}
+
+// Readied tells whether Ready was called.
+func (t *Task) Readied() bool { return t.readied }
+
+// Set records metric name.
+func (t *Task) Set(name string, v float64) { t.Report.Values[name] = v }
+
+// SetOps records how many operations the run performed.
+func (t *Task) SetOps(n float64) { t.Report.Ops = n }
+
+// Count records a tally the workload kept (messages, calls).
+func (t *Task) Count(name string, v float64) { t.Report.Counts[name] = v }
+
+// Info records a fact about the run (placement, mode, limits raised).
+func (t *Task) Info(key, value string) { t.Report.Info[key] = value }
+
+// Latencies records the per-operation latencies of the run.
+func (t *Task) Latencies(unit string, raw []float64) {
+	t.Report.Latency = Summarize(unit, raw)
+}
+
+// Prepare readies the Go runtime for a timed window in which up to
+// blocking threads may sit in a raw system call at once: it raises
+// GOMAXPROCS above that count (a raw call keeps its P, so with too few Ps
+// the goroutines still runnable would starve) and switches the garbage
+// collector off. The measured loops allocate nothing, so nothing builds up.
+func Prepare(blocking int) {
+	if want := blocking + 2; runtime.GOMAXPROCS(0) < want {
+		runtime.GOMAXPROCS(want)
+	}
+	debug.SetGCPercent(-1)
+}
+
+// Summarize computes the latency summary of raw. Percentiles are taken as
+// rcuscale's kvm-recheck script takes them: the sorted value at index
+// max(1, floor(N*p/100)), counting from 1.
+func Summarize(unit string, raw []float64) *result.Latency {
+	if len(raw) == 0 {
+		return &result.Latency{Unit: unit}
+	}
+	s := append([]float64(nil), raw...)
+	sort.Float64s(s)
+	sum := 0.0
+	for _, v := range s {
+		sum += v
+	}
+	l := &result.Latency{
+		Unit:  unit,
+		Count: len(s),
+		Mean:  sum / float64(len(s)),
+		Min:   s[0],
+		P50:   Percentile(s, 50),
+		P90:   Percentile(s, 90),
+		P99:   Percentile(s, 99),
+		Max:   s[len(s)-1],
+	}
+	if len(raw) <= result.MaxRaw {
+		l.Raw = append([]float64(nil), raw...)
+	}
+	return l
+}
+
+// Percentile returns the p-th percentile of sorted, rcuscale style.
+func Percentile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	i := int(math.Floor(float64(n) * p / 100))
+	if i < 1 {
+		i = 1
+	}
+	if i > n {
+		i = n
+	}
+	return sorted[i-1]
+}
