@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
-	
 )
 
 // ShowOptions control Show.

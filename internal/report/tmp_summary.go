@@ -6,7 +6,7 @@ import (
 )
 
 type tmpSummary struct {
-	N                                    int
+	N                                  int
 	Mean, Stddev, CV, Median, Min, Max float64
 }
 

@@ -71,7 +71,7 @@ type Run struct {
 	Status string    `json:"status"`
 	Reason string    `json:"reason,omitempty"`
 	// ExitCode is the child's exit status, or -1 when a signal ended it.
-	ExitCode int `json:"exit_code"`
+	ExitCode int    `json:"exit_code"`
 	Signal   string `json:"signal,omitempty"`
 	// Resource usage of the child and its reaped descendants, from wait4.
 	WallSec    float64 `json:"wall_s"`

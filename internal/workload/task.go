@@ -21,9 +21,9 @@ type Report struct {
 
 // A Task is a workload's handle on the run it is executing.
 type Task struct {
-	Params Values
-	Report Report
-	ready  func() error
+	Params  Values
+	Report  Report
+	ready   func() error
 	readied bool
 }
 

@@ -1,0 +1,178 @@
+package runner_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// TestMain lets the test binary serve as the measured child and as
+// workload helpers, as the kdelta binary does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case runner.ChildArg:
+			os.Exit(runner.ChildMain())
+		case workload.WorkerArg:
+			os.Exit(workload.WorkerMain(os.Args[2:]))
+		}
+	}
+	os.Exit(m.Run())
+}
+
+func specs(t *testing.T, ss ...string) []workload.Spec {
+	t.Helper()
+	var out []workload.Spec
+	for _, s := range ss {
+		sp, err := workload.ParseSpec(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+func TestRunInterleavesAndSaves(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	opt := &runner.Options{Repeat: 2, Warmup: 1, Output: path, Version: "test", Env: runner.MinimalEnv("test")}
+	set, err := runner.Run(context.Background(), specs(t, "syscall:calls=1000", "pipe:loops=100"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !saved.Complete || len(saved.Benchmarks) != 2 {
+		t.Fatalf("saved set: complete=%v, %d benchmarks", saved.Complete, len(saved.Benchmarks))
+	}
+	for _, b := range set.Benchmarks {
+		if len(b.Runs) != 3 {
+			t.Fatalf("%s: %d runs, want 1 warm-up + 2", b.Workload, len(b.Runs))
+		}
+		if !b.Runs[0].Warmup || b.Runs[1].Warmup || b.Runs[2].Index != 1 {
+			t.Errorf("%s: runs not in warm-up, 1, 2 order", b.Workload)
+		}
+		for _, r := range b.Runs {
+			if r.Status != result.StatusOK {
+				t.Fatalf("%s run %d: %s %s", b.Workload, r.Index, r.Status, r.Reason)
+			}
+			if r.WallSec <= 0 || r.UserSec+r.SysSec <= 0 {
+				t.Errorf("%s: no resource usage recorded: %+v", b.Workload, r)
+			}
+		}
+	}
+	// Interleaved: run starts alternate between the two benchmarks.
+	a, b := set.Benchmarks[0].Runs, set.Benchmarks[1].Runs
+	for i := range a {
+		if !a[i].Start.Before(b[i].Start) {
+			t.Errorf("round %d: syscall did not start before pipe", i)
+		}
+		if i+1 < len(a) && !b[i].Start.Before(a[i+1].Start) {
+			t.Errorf("round %d: pipe did not start before the next syscall run", i)
+		}
+	}
+	if set.Labels["kernel"] == "" || set.Labels["host"] == "" {
+		t.Errorf("automatic labels missing: %v", set.Labels)
+	}
+}
+
+// TestPlacementApplies checks --cpus and --fifo as the child sees them.
+func TestPlacementApplies(t *testing.T) {
+	allowed, err := sys.Affinity(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := allowed[len(allowed)-1]
+	opt := &runner.Options{Repeat: 1, CPUs: []int{cpu}}
+	fifo := os.Geteuid() == 0
+	if fifo {
+		opt.FIFO = 50
+	} else {
+		t.Log("not root: checking --cpus only, SCHED_FIFO needs privilege")
+	}
+	if err := runner.Check(opt); err != nil {
+		t.Fatal(err)
+	}
+	set, err := runner.Run(context.Background(), specs(t, "syscall:calls=1000", "pipe:loops=100,mode=process"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range set.Benchmarks {
+		r := b.Runs[0]
+		if r.Status != result.StatusOK {
+			t.Fatalf("%s: %s %s", b.Workload, r.Status, r.Reason)
+		}
+		if got := r.Info["cpus_allowed"]; got != strconv.Itoa(cpu) {
+			t.Errorf("%s: child Cpus_allowed_list = %q, want %d", b.Workload, got, cpu)
+		}
+		if fifo && r.Info["policy"] != "SCHED_FIFO 50" {
+			t.Errorf("%s: child policy = %q, want SCHED_FIFO 50", b.Workload, r.Info["policy"])
+		}
+	}
+}
+
+func TestCheckRejects(t *testing.T) {
+	if err := runner.Check(&runner.Options{CPUs: []int{4095}}); err == nil || !strings.Contains(err.Error(), "--cpus: CPU 4095 is not available") {
+		t.Errorf("Check(--cpus 4095) = %v", err)
+	}
+	if err := runner.Check(&runner.Options{FIFO: 100}); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("Check(--fifo 100) = %v", err)
+	}
+}
+
+func TestTimeoutKillsGroup(t *testing.T) {
+	opt := &runner.Options{Repeat: 1, Timeout: 300 * time.Millisecond}
+	set, err := runner.Run(context.Background(), specs(t, "pipe:loops=100000000"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := set.Benchmarks[0].Runs[0]
+	if r.Status != result.StatusTimeout || r.Signal != "killed" {
+		t.Fatalf("run: status %s, signal %q, reason %q; want timeout, killed", r.Status, r.Signal, r.Reason)
+	}
+	waitNoProcess(t, func(p proc) bool { return strings.Contains(p.cmdline, "pipe-peer") && p.ppid == 1 })
+}
+
+func TestInterruptKeepsRuns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	opt := &runner.Options{Repeat: 1000, Output: path}
+	go func() {
+		// Cancel once a few runs are in the file.
+		for {
+			if s, err := result.Load(path); err == nil && len(s.Benchmarks[0].Runs) >= 3 {
+				cancel()
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	_, err := runner.Run(ctx, specs(t, "pipe:loops=20000"), opt)
+	if err != runner.ErrInterrupted {
+		t.Fatalf("Run = %v, want ErrInterrupted", err)
+	}
+	s, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for _, r := range s.Benchmarks[0].Runs {
+		if r.Status == result.StatusOK {
+			ok++
+		}
+	}
+	if ok < 3 || s.Complete {
+		t.Errorf("after interrupt: %d ok runs, complete=%v; want ≥3, false", ok, s.Complete)
+	}
+}

@@ -1,0 +1,73 @@
+package workload_test
+
+import (
+	"math"
+	"runtime"
+	"testing"
+
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// runInProcess runs spec as the measured child would, on a locked thread
+// of the test process, and returns its report.
+func runInProcess(t *testing.T, spec string) workload.Report {
+	t.Helper()
+	sp, err := workload.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := workload.NewTask(sp.Values, nil)
+	done := make(chan error, 1)
+	go func() {
+		// Never unlocked: the workload may change the thread's affinity, so
+		// the thread exits with the goroutine instead of going back to the
+		// runtime's pool.
+		runtime.LockOSThread()
+		done <- sp.Workload.Run(task)
+	}()
+	if err := <-done; err != nil {
+		if reason, ok := workload.SkipReason(err); ok {
+			t.Skipf("%s skipped: %s", spec, reason)
+		}
+		t.Fatalf("%s: %v", spec, err)
+	}
+	if !task.Readied() {
+		t.Errorf("%s never called Ready", spec)
+	}
+	return task.Report
+}
+
+func TestSyscallRuns(t *testing.T) {
+	for _, name := range []string{"getppid", "gettid", "getpid", "getpgid", "getuid"} {
+		rep := runInProcess(t, "syscall:calls=20000,syscall="+name)
+		ns, cps := rep.Values["ns/call"], rep.Values["calls/s"]
+		if !(ns > 0) || math.Abs(ns*cps-1e9)/1e9 > 1e-9 {
+			t.Errorf("%s: ns/call %v and calls/s %v disagree", name, ns, cps)
+		}
+		if rep.Ops != 20000 {
+			t.Errorf("%s: ops = %v, want 20000", name, rep.Ops)
+		}
+	}
+}
+
+func TestPipeRuns(t *testing.T) {
+	for _, spec := range []string{
+		"pipe:loops=2000",
+		"pipe:loops=2000,mode=thread",
+		"pipe:loops=2000,order=symmetric",
+		"pipe:loops=2000,mode=thread,order=symmetric,cpus=same",
+		"pipe:loops=2000,cpus=split",
+	} {
+		rep := runInProcess(t, spec)
+		us, ops := rep.Values["usecs/op"], rep.Values["ops/s"]
+		if !(us > 0) || math.Abs(us*ops-1e6)/1e6 > 1e-9 {
+			t.Errorf("%s: usecs/op %v and ops/s %v disagree", spec, us, ops)
+		}
+		if rep.Ops != 2000 {
+			t.Errorf("%s: ops = %v, want 2000", spec, rep.Ops)
+		}
+		if rep.Info["placement"] == "" {
+			t.Errorf("%s: placement not recorded", spec)
+		}
+	}
+}
