@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // ShowOptions control Show.
@@ -74,7 +75,7 @@ func showBenchmark(w io.Writer, b *result.Benchmark, opt ShowOptions) {
 		if len(xs) == 0 {
 			continue
 		}
-		sm := tmpSummarize(xs)
+		sm := stats.Summarize(xs)
 		unit := ""
 		if m.Unit != "" && m.Unit != m.Name {
 			unit = " " + m.Unit
@@ -112,11 +113,12 @@ func showRusage(w io.Writer, rs []*result.Run) {
 		ops += r.Ops
 	}
 	n := float64(len(rs))
-	fmt.Fprintf(w, "  per run: %s context switches (%s voluntary, %s involuntary); wall %s s, user %s s, sys %s s\n",
-		Num((vol+invol)/n), Num(vol/n), Num(invol/n), Num(wall/n), Num(user/n), Num(sysT/n))
+	fmt.Fprintf(w, "  context switches per run: %s (%s voluntary, %s involuntary)\n",
+		Num((vol+invol)/n), Num(vol/n), Num(invol/n))
 	if ops > 0 {
-		fmt.Fprintf(w, "  per op:  %s context switches (%s ops per run)\n", Num((vol+invol)/ops), Num(ops/n))
+		fmt.Fprintf(w, "  context switches per op:  %s (%s ops per run)\n", Num((vol+invol)/ops), Num(ops/n))
 	}
+	fmt.Fprintf(w, "  time per run: wall %s s, user %s s, sys %s s\n", Num(wall/n), Num(user/n), Num(sysT/n))
 }
 
 func hasLatency(rs []*result.Run) bool {

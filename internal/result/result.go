@@ -90,6 +90,50 @@ type Run struct {
 	Latency *Latency           `json:"latency,omitempty"`
 	// Info is what the child saw of itself: CPUs allowed, policy, mode.
 	Info map[string]string `json:"info,omitempty"`
+	// Counters are the perf events counted over the run's child and every
+	// task it created (or system-wide with -a).
+	Counters []Counter `json:"counters,omitempty"`
+	// Monitors are system files read before and after the run (or over a
+	// window inside it), as deltas.
+	Monitors []Monitor `json:"monitors,omitempty"`
+}
+
+// A Counter is one perf event's count over a run.
+type Counter struct {
+	// Name is the event as the user named it (perf's names:
+	// context-switches, cycles, raw_syscalls:sys_enter).
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+	Unit  string  `json:"unit,omitempty"`
+	// EnabledNs and RunningNs are the event's time_enabled and
+	// time_running; when they differ the event was multiplexed and Value is
+	// scaled by EnabledNs/RunningNs.
+	EnabledNs uint64 `json:"time_enabled_ns,omitempty"`
+	RunningNs uint64 `json:"time_running_ns,omitempty"`
+	// Unsupported says why the event was not counted ("not supported" for
+	// hardware events without a PMU, "permission denied" under
+	// perf_event_paranoid). An unsupported counter has no value, never 0.
+	Unsupported string `json:"unsupported,omitempty"`
+}
+
+// Scaled tells whether the counter was multiplexed.
+func (c Counter) Scaled() bool { return c.RunningNs > 0 && c.RunningNs < c.EnabledNs }
+
+// A Monitor is the change of a system file's counters over a run or a
+// window of it.
+type Monitor struct {
+	// Name is the monitor (stat, softirqs, schedstat, interrupts).
+	Name string `json:"name"`
+	// Window is empty for the whole run, else "@20s+5s" (after 20 s, 5 s).
+	Window string `json:"window,omitempty"`
+	// Unavailable says why nothing was read ("not available: /proc/schedstat
+	// does not exist").
+	Unavailable string `json:"unavailable,omitempty"`
+	// Values are deltas keyed by a flat name: "ctxt", "cpu1.sys",
+	// "softirq.RCU", "cpu0.domain0.lb_count.idle".
+	Values map[string]float64 `json:"values,omitempty"`
+	// Notes explain the values ("schedstats disabled: counters stay zero").
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Measured tells whether the run produced values that count in statistics.

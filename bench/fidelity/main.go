@@ -1,0 +1,287 @@
+// Command fidelity runs each kdelta workload beside the C reference users
+// already trust, interleaved pair by pair with the same CPU placement, and
+// prints the median ratio kdelta/reference of each figure, plus context
+// switches and system calls per operation for both sides, counted by the
+// real perf stat. It is the proof that kdelta measures the same kernel work.
+//
+//	go run ./bench/fidelity -kdelta /path/to/kdelta [-pairs 7] [-only syscall,pipe]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// A figure is one number each side reports, compared as a ratio.
+type figure struct {
+	name   string
+	better string // lower or higher, to say which side is faster
+	ref    func(out string) (float64, error)
+	kdelta string // metric name in the kdelta result set
+}
+
+// A pair is one workload configuration run on both sides.
+type pair struct {
+	name   string
+	cpus   string   // same placement on both sides: taskset -c and --cpus
+	ref    []string // the reference command
+	spec   string   // the kdelta workload spec
+	ops    float64  // operations per run, for per-op counts
+	figs   []figure
+	tool   string // binary the reference needs
+	target float64
+}
+
+func main() {
+	kd := flag.String("kdelta", "", "path to the kdelta binary (required)")
+	pairs := flag.Int("pairs", 7, "interleaved pairs per workload (at least 5)")
+	only := flag.String("only", "", "comma-separated workload names to run (default all)")
+	flag.Parse()
+	if *kd == "" || *pairs < 5 {
+		fmt.Fprintln(os.Stderr, "fidelity: -kdelta PATH required, -pairs at least 5")
+		os.Exit(2)
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(*only, ",") {
+		if n != "" {
+			want[n] = true
+		}
+	}
+	failed := false
+	for _, p := range suite() {
+		if len(want) > 0 && !want[p.name] && !want[strings.SplitN(p.name, " ", 2)[0]] {
+			continue
+		}
+		if _, err := exec.LookPath(p.tool); err != nil {
+			fmt.Printf("%-28s reference %s not installed: not measured\n", p.name, p.tool)
+			failed = true
+			continue
+		}
+		if err := measure(*kd, p, *pairs); err != nil {
+			fmt.Printf("%-28s error: %v\n", p.name, err)
+			failed = true
+		}
+	}
+	if failed {
+		os.Exit(1)
+	}
+}
+
+func measure(kd string, p pair, n int) error {
+	ratios := make([][]float64, len(p.figs))
+	refs := make([][]float64, len(p.figs))
+	for i := 0; i < n; i++ {
+		// Alternate which side goes first, so drift hits both equally.
+		sides := []string{"ref", "kdelta"}
+		if i%2 == 1 {
+			sides = []string{"kdelta", "ref"}
+		}
+		got := map[string][]float64{}
+		for _, side := range sides {
+			var vals []float64
+			var err error
+			if side == "ref" {
+				vals, err = runRef(p)
+			} else {
+				vals, err = runKdelta(kd, p)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", side, err)
+			}
+			got[side] = vals
+		}
+		for f := range p.figs {
+			ratios[f] = append(ratios[f], got["kdelta"][f]/got["ref"][f])
+			refs[f] = append(refs[f], got["ref"][f])
+		}
+	}
+	for f, fig := range p.figs {
+		r := median(ratios[f])
+		verdict := "within target"
+		if r < 1-p.target || r > 1+p.target {
+			verdict = fmt.Sprintf("OUTSIDE ±%.0f%%", p.target*100)
+		}
+		fmt.Printf("%-28s %-14s kdelta/ref median %.3f  (ref median %s, %d pairs, spread %.3f-%.3f) %s\n",
+			p.name, fig.name, r, strconv.FormatFloat(median(refs[f]), 'g', 5, 64), n, minf(ratios[f]), maxf(ratios[f]), verdict)
+	}
+	return perOp(kd, p)
+}
+
+// perOp counts context switches and syscalls per operation on both sides
+// with perf stat, once each.
+func perOp(kd string, p pair) error {
+	events := "context-switches,raw_syscalls:sys_enter"
+	refArgs := append([]string{"stat", "-x,", "-e", events, "--", "taskset", "-c", p.cpus}, p.ref...)
+	rc, err := perfStat(refArgs)
+	if err != nil {
+		return fmt.Errorf("perf stat reference: %w", err)
+	}
+	kdArgs := []string{"stat", "-x,", "-e", events, "--", kd, "run", p.spec, "-r", "1", "--warmup", "0", "--cpus", p.cpus}
+	kc, err := perfStat(kdArgs)
+	if err != nil {
+		return fmt.Errorf("perf stat kdelta: %w", err)
+	}
+	for _, ev := range []string{"context-switches", "raw_syscalls:sys_enter"} {
+		r, k := rc[ev]/p.ops, kc[ev]/p.ops
+		fmt.Printf("%-28s %-22s per op: kdelta %.4f  ref %.4f  ratio %.3f\n", p.name, ev, k, r, k/r)
+	}
+	return nil
+}
+
+func perfStat(args []string) (map[string]float64, error) {
+	cmd := exec.Command("perf", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Stdout = new(bytes.Buffer)
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%v: %s", err, tail(stderr.String()))
+	}
+	counts := map[string]float64{}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 3 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			continue
+		}
+		counts[f[2]] = v
+	}
+	return counts, nil
+}
+
+func runRef(p pair) ([]float64, error) {
+	args := append([]string{"-c", p.cpus}, p.ref...)
+	cmd := exec.Command("taskset", args...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("%s: %v: %s", strings.Join(p.ref, " "), err, tail(out.String()))
+	}
+	vals := make([]float64, len(p.figs))
+	for i, f := range p.figs {
+		v, err := f.ref(out.String())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", strings.Join(p.ref, " "), err)
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+func runKdelta(kd string, p pair) ([]float64, error) {
+	dir, err := os.MkdirTemp("", "fidelity-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "r.json")
+	cmd := exec.Command(kd, "run", p.spec, "-r", "1", "--warmup", "0", "--cpus", p.cpus, "-o", path)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("kdelta run %s: %v: %s", p.spec, err, tail(out.String()))
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var set struct {
+		Benchmarks []struct {
+			Runs []struct {
+				Status string             `json:"status"`
+				Reason string             `json:"reason"`
+				Values map[string]float64 `json:"values"`
+			} `json:"runs"`
+		} `json:"benchmarks"`
+	}
+	if err := json.Unmarshal(data, &set); err != nil {
+		return nil, err
+	}
+	if len(set.Benchmarks) != 1 || len(set.Benchmarks[0].Runs) != 1 {
+		return nil, errors.New("kdelta wrote no run")
+	}
+	r := set.Benchmarks[0].Runs[0]
+	if r.Status != "ok" {
+		return nil, fmt.Errorf("kdelta run %s: %s: %s", p.spec, r.Status, r.Reason)
+	}
+	vals := make([]float64, len(p.figs))
+	for i, f := range p.figs {
+		v, ok := r.Values[f.kdelta]
+		if !ok {
+			return nil, fmt.Errorf("kdelta run %s: no metric %s", p.spec, f.kdelta)
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// grab returns a parser of the first float that re captures.
+func grab(re string) func(string) (float64, error) {
+	rx := regexp.MustCompile(re)
+	return func(out string) (float64, error) {
+		m := rx.FindStringSubmatch(out)
+		if m == nil {
+			return 0, fmt.Errorf("no match for %q in output: %s", re, tail(out))
+		}
+		return strconv.ParseFloat(m[1], 64)
+	}
+}
+
+func scaled(f func(string) (float64, error), k float64) func(string) (float64, error) {
+	return func(out string) (float64, error) {
+		v, err := f(out)
+		return v * k, err
+	}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func minf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		if x < m {
+			m = x
+		}
+	}
+	return m
+}
+
+func maxf(xs []float64) float64 {
+	m := xs[0]
+	for _, x := range xs {
+		if x > m {
+			m = x
+		}
+	}
+	return m
+}
+
+func tail(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		s = "..." + s[len(s)-300:]
+	}
+	return s
+}

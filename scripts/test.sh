@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The README's test command: installs what the tests need, then runs every
+# test kdelta has. Run it as root on Debian (CI does, through .ci/run).
+#
+#   sudo ./scripts/test.sh
+#
+# Tests that need root, perf, stress-ng, hackbench or qemu-user find them
+# installed here, so in CI none of them skips.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "install test dependencies"
+pkgs=(linux-perf stress-ng rt-tests qemu-user iproute2 util-linux procps)
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "missing packages ${missing[*]}: run as root so they can be installed" >&2
+		exit 2
+	fi
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+go mod download
+
+step "format and vet"
+unformatted=$(gofmt -l cmd internal bench)
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change: $unformatted" >&2
+	exit 1
+fi
+go vet ./...
+# Only internal/sys may import golang.org/x/sys/unix.
+if grep -rln '"golang.org/x/sys/unix"' --include='*.go' cmd internal bench | grep -v '^internal/sys/'; then
+	echo "golang.org/x/sys/unix imported outside internal/sys" >&2
+	exit 1
+fi
+
+step "static builds for every architecture our users run"
+for arch in amd64 arm64 ppc64le s390x; do
+	CGO_ENABLED=0 GOOS=linux GOARCH=$arch go build -o /dev/null ./cmd/kdelta
+	echo "linux/$arch ok"
+done
+
+step "tests"
+go test -count=1 -timeout 20m ./...
+
+step "race detector on the packages with concurrency"
+go test -count=1 -race -timeout 10m ./internal/runner ./internal/sys
+
+step "portable tests on ppc64le under qemu-user"
+# The packages whose tests need no live kernel feature: parsers, statistics,
+# reports, parameter handling.
+GOARCH=ppc64le CGO_ENABLED=0 go test -count=1 -exec qemu-ppc64le \
+	./internal/stats ./internal/result ./internal/report
+GOARCH=ppc64le CGO_ENABLED=0 go test -count=1 -exec qemu-ppc64le \
+	-run 'ParseSpec|Percentile|Parse|Fuzz' ./internal/workload ./internal/sys
+
+step "fuzz every parser briefly"
+for pkg in $(go list ./...); do
+	dir=$(go list -f '{{.Dir}}' "$pkg")
+	for fz in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+		go test -run '^$' -fuzz "^${fz}\$" -fuzztime 5s "$pkg" >/dev/null
+		echo "$pkg $fz ok"
+	done
+done
+
+step "all tests passed"
