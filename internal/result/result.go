@@ -52,6 +52,18 @@ type Benchmark struct {
 	Runs     []*Run            `json:"runs"`
 	// Skipped holds the reason the workload cannot run here, if it cannot.
 	Skipped string `json:"skipped,omitempty"`
+	// Summaries hold, by metric name, figures known only as a summary (an
+	// imported `perf stat -r` block: mean, standard error and n). They are
+	// compared with Welch's t from the summary statistics, never as one
+	// sample.
+	Summaries map[string]Summary `json:"summaries,omitempty"`
+}
+
+// A Summary stands for n runs whose values were not kept.
+type Summary struct {
+	N      int     `json:"n"`
+	Mean   float64 `json:"mean"`
+	StdErr float64 `json:"stderr"`
 }
 
 // Run statuses.
