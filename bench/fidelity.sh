@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs every kdelta workload beside its C reference, interleaved, and prints
+# median ratios and per-operation kernel work (see bench/fidelity/main.go).
+#
+#   ./bench/fidelity.sh [-pairs N] [-only syscall,pipe,messaging,kill]
+#
+# Needs perf (linux-perf) and stress-ng; run as root so perf can count
+# tracepoints.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=$(mktemp -d)/kdelta
+trap 'rm -rf "$(dirname "$bin")"' EXIT
+CGO_ENABLED=0 go build -o "$bin" ./cmd/kdelta
+go run ./bench/fidelity -kdelta "$bin" "$@"
