@@ -105,7 +105,10 @@ func ChildMain() int {
 		return 0
 	}
 	if err != nil {
-		return fail(err)
+		// What the workload recorded before failing (a command's exit
+		// status and output) travels with the error.
+		send(message{Type: "error", Reason: err.Error(), Report: &t.Report})
+		return 1
 	}
 	send(message{Type: "result", Report: &t.Report})
 	return 0

@@ -134,7 +134,7 @@ func NewSet(specs []workload.Spec, opt *Options) *result.Set {
 		s.Benchmarks = append(s.Benchmarks, &result.Benchmark{
 			Workload: sp.Workload.Name(),
 			Params:   map[string]string(sp.Values),
-			Metrics:  sp.Workload.Metrics(),
+			Metrics:  workload.MetricsOf(sp),
 		})
 	}
 	return s
@@ -322,7 +322,7 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 			case "skip":
 				status, reason = result.StatusSkipped, m.Reason
 			case "error":
-				status, reason = result.StatusFailed, m.Reason
+				status, reason, report = result.StatusFailed, m.Reason, m.Report
 			}
 		case err := <-merr:
 			status, reason = result.StatusFailed, err.Error()
@@ -349,7 +349,7 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 		case "skip":
 			status, reason = result.StatusSkipped, m.Reason
 		case "error":
-			status, reason = result.StatusFailed, m.Reason
+			status, reason, report = result.StatusFailed, m.Reason, m.Report
 		}
 	}
 	if ps := cmd.ProcessState; ps != nil {

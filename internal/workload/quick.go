@@ -12,7 +12,7 @@ var quickSuite = []string{
 	"messaging:groups=2,loops=100",
 	"kill:ops=5000",
 	"rcu:calls=50",
-	"bridge:cycles=5",
+	"bridge:cycles=5,vlan_filtering=false",
 }
 
 // QuickSuite returns the specs of the quick suite.

@@ -40,6 +40,21 @@ type Prechecker interface {
 	Precheck(v Values) (skipReason string)
 }
 
+// A ParamMetrics is a Workload whose metrics depend on its parameters.
+// Metrics declares every metric it may report; MetricsFor returns the ones
+// a run with v reports, with the unit and direction v gives them.
+type ParamMetrics interface {
+	MetricsFor(v Values) []result.Metric
+}
+
+// MetricsOf returns the metrics a run of sp reports.
+func MetricsOf(sp Spec) []result.Metric {
+	if pm, ok := sp.Workload.(ParamMetrics); ok {
+		return pm.MetricsFor(sp.Values)
+	}
+	return sp.Workload.Metrics()
+}
+
 // ErrSkip wraps the reason a workload cannot run here.
 type ErrSkip struct{ Reason string }
 
