@@ -1,0 +1,353 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// The tests Compare can run.
+const (
+	TestMannWhitney = "mannwhitney"
+	TestWelch       = "welch"
+)
+
+// The directions of a metric.
+const (
+	LowerIsBetter  = "lower"
+	HigherIsBetter = "higher"
+)
+
+// A Verdict is what a comparison concludes.
+type Verdict string
+
+// The verdicts.
+const (
+	// Improved and Regressed mean p < α and the whole confidence interval
+	// of the change lies beyond the noise threshold on one side.
+	Improved  Verdict = "improved"
+	Regressed Verdict = "regressed"
+	// NoChange means the whole interval lies inside the threshold band.
+	NoChange Verdict = "~"
+	// Inconclusive is everything else: the interval straddles a threshold,
+	// or the samples are too small to reach α.
+	Inconclusive Verdict = "inconclusive"
+)
+
+// maxNeedRuns caps the estimate of the runs needed: beyond it the change sits
+// so close to the threshold that no practical number of runs settles it.
+const maxNeedRuns = 1_000_000
+
+// Options says how Compare decides. Zero fields take their defaults.
+type Options struct {
+	// Alpha is the significance level; default 0.05.
+	Alpha float64
+	// Threshold is the noise band, as a relative change: a change within
+	// ±Threshold does not matter. Default 0.01; zero means the default, so
+	// pass a tiny positive value for no band.
+	Threshold float64
+	// Test is TestMannWhitney (the default) or TestWelch.
+	Test string
+	// Better is LowerIsBetter (the default, for times) or HigherIsBetter
+	// (for rates).
+	Better string
+}
+
+// DefaultOptions returns the options Compare uses for zero fields.
+func DefaultOptions() Options {
+	return Options{Alpha: 0.05, Threshold: 0.01, Test: TestMannWhitney, Better: LowerIsBetter}
+}
+
+// Validate reports every option that is out of range, naming it and its
+// value. Zero fields are valid: they take their defaults.
+func (o Options) Validate() error {
+	var errs []error
+	if o.Alpha != 0 && !(o.Alpha > 0 && o.Alpha < 1) {
+		errs = append(errs, fmt.Errorf("alpha %v is not in (0, 1)", o.Alpha))
+	}
+	if o.Threshold != 0 && !(o.Threshold > 0 && o.Threshold < math.Inf(1)) {
+		errs = append(errs, fmt.Errorf("threshold %v is not a positive relative change", o.Threshold))
+	}
+	switch o.Test {
+	case "", TestMannWhitney, TestWelch:
+	default:
+		errs = append(errs, fmt.Errorf("test %q is not %q or %q", o.Test, TestMannWhitney, TestWelch))
+	}
+	switch o.Better {
+	case "", LowerIsBetter, HigherIsBetter:
+	default:
+		errs = append(errs, fmt.Errorf("better %q is not %q or %q", o.Better, LowerIsBetter, HigherIsBetter))
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults fills zero and invalid fields with the defaults, and says
+// which invalid ones it replaced.
+func (o Options) withDefaults() (Options, []string) {
+	d := DefaultOptions()
+	var warns []string
+	if err := o.Validate(); err != nil {
+		warns = append(warns, fmt.Sprintf("invalid options replaced by defaults: %v", err))
+	}
+	if !(o.Alpha > 0 && o.Alpha < 1) {
+		o.Alpha = d.Alpha
+	}
+	if !(o.Threshold > 0 && o.Threshold < math.Inf(1)) {
+		o.Threshold = d.Threshold
+	}
+	if o.Test != TestWelch {
+		o.Test = d.Test
+	}
+	if o.Better != HigherIsBetter {
+		o.Better = d.Better
+	}
+	return o, warns
+}
+
+// A Comparison is the verdict on sample B against baseline A, with the
+// figures it rests on.
+type Comparison struct {
+	A, B    Summary
+	Options Options // as used, defaults filled in
+	// Change is the relative change of B's centre from A's: the
+	// Hodges–Lehmann estimate for the Mann-Whitney test, the ratio of the
+	// means minus one for Welch's.
+	Change float64
+	// CI is the 1−Alpha confidence interval of Change. An end is infinite
+	// (or −1, the log-scale floor) when the samples cannot bound it;
+	// encoding/json rejects infinities, so renderers must map them.
+	CI [2]float64
+	// P is the two-sided p-value of the test; Stat its statistic (U of A
+	// for Mann-Whitney, t for Welch); Exact says whether a Mann-Whitney P
+	// comes from the exact distribution.
+	P     float64
+	Stat  float64
+	Exact bool
+	// Verdict is the conclusion, from the direction in Options.Better.
+	Verdict Verdict
+	// NeedRuns estimates, when Verdict is Inconclusive, how many runs per
+	// side would settle the question; 0 when more runs cannot help or
+	// nothing allows an estimate.
+	NeedRuns int
+	// Warnings are problems with the data or the options, for the user.
+	Warnings []string
+}
+
+// Compare compares sample b with baseline a, both in run order, and gives a
+// verdict.
+//
+// Improved or Regressed needs p < Alpha and the whole confidence interval of
+// the relative change beyond ±Threshold on one side; NoChange needs the whole
+// interval within [−Threshold, +Threshold]; anything else is Inconclusive,
+// with an estimate of the runs that would settle it. Samples too small for
+// the test ever to reach Alpha (3 runs a side for Mann-Whitney at 0.05, read
+// from the exact distribution of U) are always Inconclusive, even when they
+// are constant and equal. Two constant samples need no spread: equal ones
+// are NoChange, different ones follow the rules above with a point interval.
+// Non-finite values are dropped with a warning.
+func Compare(a, b []float64, opt Options) Comparison {
+	opt, warns := opt.withDefaults()
+	a, wa := finiteValues(a, "A")
+	b, wb := finiteValues(b, "B")
+	// Sort once: summaries, warnings and both tests work on sorted copies.
+	sa, sb := sortedCopy(a), sortedCopy(b)
+	c := Comparison{
+		A:        summarizeSorted(a, sa),
+		B:        summarizeSorted(b, sb),
+		Options:  opt,
+		P:        1,
+		CI:       [2]float64{math.Inf(-1), math.Inf(1)},
+		Verdict:  Inconclusive,
+		Warnings: append(append(warns, wa...), wb...),
+	}
+	c.Warnings = append(c.Warnings, sampleWarnings("A", a, sa, c.A, opt.Better)...)
+	c.Warnings = append(c.Warnings, sampleWarnings("B", b, sb, c.B, opt.Better)...)
+	n1, n2 := len(a), len(b)
+	nMin := 2 // Welch needs two values a side for a variance
+	if opt.Test == TestMannWhitney {
+		nMin = MinRunsFor(opt.Alpha)
+	}
+	if n1 == 0 || n2 == 0 {
+		c.NeedRuns = nMin
+		return c
+	}
+	// Whether the test can give p < α at these sizes at all: below that,
+	// every verdict but Inconclusive would rest on nothing.
+	reachable := n1 >= nMin && n2 >= nMin
+	if opt.Test == TestMannWhitney {
+		reachable = MinPValue(n1, n2) < opt.Alpha
+	}
+	if !reachable {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d and %d runs can never reach p < %v with this test; %d a side can", n1, n2, opt.Alpha, nMin))
+	}
+	if constant(a) && constant(b) && a[0] == b[0] {
+		// No spread and no difference: the interval is the point 0,
+		// with no need to divide by a spread.
+		c.CI = [2]float64{0, 0}
+		if reachable {
+			c.Verdict = NoChange
+		} else {
+			c.NeedRuns = nMin
+		}
+		return c
+	}
+
+	switch opt.Test {
+	case TestWelch:
+		w := WelchSummary(c.A.Mean, c.A.Stddev, n1, c.B.Mean, c.B.Stddev, n2)
+		c.P, c.Stat = w.P, w.T
+		if w.Mean1 == 0 {
+			c.Warnings = append(c.Warnings, "the mean of A is 0: no relative change")
+			return c
+		}
+		c.Change = w.Change()
+		c.CI[0], c.CI[1] = w.RelativeCI(opt.Alpha)
+	default:
+		mw := mannWhitneySorted(sa, sb)
+		c.P, c.Stat, c.Exact = mw.P, mw.UA, mw.Exact
+		sh, err := hodgesLehmannSorted(sa, sb, opt.Alpha)
+		if err != nil {
+			c.Warnings = append(c.Warnings, err.Error())
+			return c
+		}
+		if !sh.Log {
+			c.Warnings = append(c.Warnings, "values ≤ 0: the change is the shift of raw values relative to the median of A, not a ratio")
+		}
+		c.Change, c.CI = sh.Change, [2]float64{sh.Lo, sh.Hi}
+	}
+	decide(&c, n1, n2, nMin, reachable)
+	return c
+}
+
+// decide sets the verdict from the p-value and the interval, or the runs
+// needed when neither settles it.
+func decide(c *Comparison, n1, n2, nMin int, reachable bool) {
+	opt := c.Options
+	thr := opt.Threshold
+	lo, hi := c.CI[0], c.CI[1]
+	switch {
+	case reachable && c.P < opt.Alpha && (lo > thr || hi < -thr):
+		worse := lo > thr // B's values are larger
+		if opt.Better == HigherIsBetter {
+			worse = !worse
+		}
+		c.Verdict = Improved
+		if worse {
+			c.Verdict = Regressed
+		}
+	case reachable && lo >= -thr && hi <= thr:
+		c.Verdict = NoChange
+	default:
+		c.NeedRuns = needRuns(*c, n1, n2, nMin, reachable)
+	}
+}
+
+// CompareSummaries compares two samples known only by their summaries —
+// mean, standard deviation and n, as an imported `perf stat -r` block gives
+// them — with Welch's t from the summary statistics and Fieller's interval
+// for the ratio of the means. The verdict follows the rules of Compare.
+// Median, Min and Max of the summaries are not used.
+func CompareSummaries(a, b Summary, opt Options) Comparison {
+	opt, warns := opt.withDefaults()
+	opt.Test = TestWelch
+	c := Comparison{
+		A: a, B: b, Options: opt, P: 1,
+		CI:       [2]float64{math.Inf(-1), math.Inf(1)},
+		Verdict:  Inconclusive,
+		Warnings: append(warns, "compared from summary statistics (mean, standard deviation, n) with Welch's t"),
+	}
+	const nMin = 2
+	reachable := a.N >= nMin && b.N >= nMin
+	if !reachable {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d and %d runs: Welch's t needs %d a side", a.N, b.N, nMin))
+		c.NeedRuns = nMin
+		return c
+	}
+	if a.N < 5 || b.N < 5 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("few runs (%d and %d)", a.N, b.N))
+	}
+	w := WelchSummary(a.Mean, a.Stddev, a.N, b.Mean, b.Stddev, b.N)
+	c.P, c.Stat = w.P, w.T
+	if w.Mean1 == 0 {
+		c.Warnings = append(c.Warnings, "the mean of A is 0: no relative change")
+		return c
+	}
+	c.Change = w.Change()
+	c.CI[0], c.CI[1] = w.RelativeCI(opt.Alpha)
+	decide(&c, a.N, b.N, nMin, reachable)
+	return c
+}
+
+// needRuns estimates the runs per side that would make the interval of an
+// inconclusive comparison either clear the threshold or fit inside the band,
+// assuming its width shrinks as √(1/n1 + 1/n2) while the change stays put.
+// When the test cannot reach α the interval is a placeholder (its ends are
+// the log floor −1 and +Inf), so the width comes from the spreads instead.
+func needRuns(c Comparison, n1, n2, nMin int, reachable bool) int {
+	thr := c.Options.Threshold
+	ch, lo, hi := c.Change, c.CI[0], c.CI[1]
+	// The half of the interval that has to shrink, and the room it has.
+	var half, room float64
+	switch {
+	case ch > thr:
+		half, room = ch-lo, ch-thr
+	case ch < -thr:
+		half, room = hi-ch, -thr-ch
+	default:
+		half, room = math.Max(ch-lo, hi-ch), thr-math.Abs(ch)
+	}
+	if !reachable || math.IsInf(half, 0) || math.IsNaN(half) || half <= 0 {
+		// No usable interval: estimate its half-width from the spreads,
+		// the normal-theory width of a difference of two means.
+		cvA, cvB := c.A.CV/100, c.B.CV/100
+		cv2 := cvA*cvA + cvB*cvB
+		z := normalQuantile(1 - c.Options.Alpha/2)
+		half = z * math.Sqrt(cv2) * math.Sqrt(1/float64(n1)+1/float64(n2))
+	}
+	nCur := max(n1, n2)
+	switch {
+	case half <= 0:
+		// No spread at all: only the test's reach is missing, if that.
+		if !reachable || min(n1, n2) < nMin {
+			return max(nMin, nCur)
+		}
+		return 0
+	case room <= 0:
+		return maxNeedRuns
+	}
+	// half·√((1/n1+1/n2)/(2/n)) = room  ⇔  n = 2(half/room)²/(1/n1+1/n2).
+	r := half / room
+	n := 2 * r * r / (1/float64(n1) + 1/float64(n2))
+	if n > maxNeedRuns {
+		return maxNeedRuns
+	}
+	// Inconclusive now, so at least one more run than we have.
+	return max(int(math.Ceil(n)), nMin, nCur+1)
+}
+
+// finiteValues returns xs without its NaNs and infinities, and a warning
+// naming the sample when it dropped any.
+func finiteValues(xs []float64, name string) ([]float64, []string) {
+	bad := 0
+	for _, x := range xs {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			bad++
+		}
+	}
+	if bad == 0 {
+		return xs, nil
+	}
+	out := make([]float64, 0, len(xs)-bad)
+	for _, x := range xs {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			out = append(out, x)
+		}
+	}
+	return out, []string{fmt.Sprintf("%s: %d non-finite values dropped", name, bad)}
+}
+
+// constant reports whether all values of a non-empty xs are equal.
+func constant(xs []float64) bool {
+	return !slices.ContainsFunc(xs, func(x float64) bool { return x != xs[0] })
+}

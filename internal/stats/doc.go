@@ -1,0 +1,16 @@
+// Package stats holds the statistics behind kdelta's verdicts: summaries of
+// a sample, the Mann-Whitney U test (exact and tie-aware for small samples),
+// the Hodges–Lehmann estimate of a relative change with its distribution-free
+// confidence interval, Welch's t-test with a Fieller interval, and Compare,
+// which turns two samples into a verdict.
+//
+// The confidence interval of the default test is the one that inverts the
+// test itself (the k-th smallest and largest pairwise differences, k taken
+// from the distribution of U) rather than a bootstrap: it is exact for any
+// continuous distribution, needs no random numbers, and agrees with the test,
+// so a verdict never rests on a p-value and an interval that contradict each
+// other.
+//
+// Samples are given in run order; the warm-up warning relies on it. No
+// function modifies the slices it is given.
+package stats
