@@ -58,3 +58,16 @@ func WithUnit(v float64, unit string) string {
 	}
 	return Num(v) + " " + unit
 }
+
+// LatNum formats a latency as seed mail 002's tables do: three decimals
+// ("10.088 ms") for values from 0.001 to 100,000.
+func LatNum(v float64, unit string) string {
+	if a := math.Abs(v); a >= 0.001 && a < 100000 {
+		s := strconv.FormatFloat(v, 'f', 3, 64)
+		if unit != "" {
+			s += " " + unit
+		}
+		return s
+	}
+	return WithUnit(v, unit)
+}

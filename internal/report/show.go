@@ -139,7 +139,7 @@ func showLatencyRuns(w io.Writer, rs []*result.Run) {
 			break
 		}
 	}
-	cell := func(v float64) string { return WithUnit(v, unit) }
+	cell := func(v float64) string { return LatNum(v, unit) }
 	rows := [][]string{{"Run", "Mean", "Min", "Max"}}
 	for _, r := range rs {
 		if r.Latency == nil {

@@ -41,7 +41,7 @@ func sampleWarnings(name string, xs, sorted []float64, sum Summary, better strin
 				runs = append(runs, "…")
 				break
 			}
-			runs = append(runs, fmt.Sprintf("run %d (%g)", k+1, xs[k]))
+			runs = append(runs, fmt.Sprintf("run %d (%.4g)", k+1, xs[k]))
 		}
 		w = append(w, fmt.Sprintf("%s: %d outliers (modified z-score > %g): %s", name, len(idx), outlierZ, strings.Join(runs, ", ")))
 	}

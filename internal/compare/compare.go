@@ -1,0 +1,326 @@
+// Package compare lines up result sets — the first is the baseline — and
+// gives, for every workload and metric they share, the summaries of each
+// set, the relative change, its confidence interval, the p-value and the
+// verdict, with the environment differences that could explain a change.
+package compare
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// Options control a comparison.
+type Options struct {
+	Stats stats.Options // Alpha, Threshold, Test; Better comes from each metric
+}
+
+// An Input is one result set with the name its column gets.
+type Input struct {
+	Name string
+	Set  *result.Set
+}
+
+// Name picks a column name for a set: its labels that differ between the
+// sets being compared, else the file name.
+func Names(sets []*result.Set, files []string) []string {
+	names := make([]string, len(sets))
+	// Labels whose values differ across the sets name the columns best
+	// (kernel=6.15 vs kernel=6.16); host and source rarely do.
+	keys := map[string]bool{}
+	for _, s := range sets {
+		for k := range s.Labels {
+			keys[k] = true
+		}
+	}
+	var differing []string
+	for k := range keys {
+		if k == "source" {
+			continue
+		}
+		first := sets[0].Labels[k]
+		for _, s := range sets[1:] {
+			if s.Labels[k] != first {
+				differing = append(differing, k)
+				break
+			}
+		}
+	}
+	sort.Strings(differing)
+	for i, s := range sets {
+		var parts []string
+		for _, k := range differing {
+			if v := s.Labels[k]; v != "" {
+				parts = append(parts, k+"="+v)
+			}
+		}
+		if len(parts) > 0 {
+			names[i] = strings.Join(parts, ",")
+		} else {
+			names[i] = strings.TrimSuffix(filepath.Base(files[i]), filepath.Ext(files[i]))
+		}
+	}
+	// Keep names distinct.
+	seen := map[string]int{}
+	for i, n := range names {
+		seen[n]++
+		if seen[n] > 1 {
+			names[i] = fmt.Sprintf("%s#%d", n, seen[n])
+		}
+	}
+	return names
+}
+
+// A Side is one set's figures for a row.
+type Side struct {
+	// Values are the measured runs' values, in run order; empty when the
+	// set only holds a summary.
+	Values  []float64
+	Summary stats.Summary
+	// FromSummary is set when only mean, standard error and n are known
+	// (an imported perf stat -r block).
+	FromSummary bool
+}
+
+// A Row is one workload × metric across the sets.
+type Row struct {
+	Workload string
+	Params   string
+	Metric   result.Metric
+	Sides    []Side
+	// Vs[i] compares Sides[i+1] with the baseline Sides[0].
+	Vs []stats.Comparison
+	// Welch is set when a side was a summary, so Welch's t from the summary
+	// statistics decided.
+	FromSummaries bool
+}
+
+// A Result is the whole comparison.
+type Result struct {
+	// Inputs are the sets compared, baseline first.
+	Inputs []Input `json:"-"`
+	Names  []string
+	// Env lists the differences of each set's environment from the
+	// baseline's, performance-relevant ones first.
+	Env [][]string
+	Rows []Row
+	// Latency holds, per latency workload, every set's per-run table.
+	Latency []LatencyTable
+	// GeoMean[i] is the geometric mean over workloads of the cost ratio of
+	// set i+1 to the baseline (below 1: faster), taken on each benchmark's
+	// first metric, oriented so that lower is better.
+	GeoMean  []float64
+	Warnings []string
+}
+
+// A LatencyTable is seed mail 002's table for one workload, per set.
+type LatencyTable struct {
+	Workload string
+	Params   string
+	Unit     string
+	Runs     [][]*result.Latency // per set, per run
+}
+
+// Compare compares the sets in ins; ins[0] is the baseline.
+func Compare(ins []Input, opt Options) (*Result, error) {
+	if len(ins) < 2 {
+		return nil, fmt.Errorf("compare needs at least two result sets, got %d", len(ins))
+	}
+	if err := opt.Stats.Validate(); err != nil {
+		return nil, err
+	}
+	r := &Result{Inputs: ins}
+	for _, in := range ins {
+		r.Names = append(r.Names, in.Name)
+	}
+	for _, in := range ins[1:] {
+		r.Env = append(r.Env, EnvDiff(ins[0].Set.Env, in.Set.Env))
+	}
+	base := ins[0].Set
+	matched := 0
+	logSum := make([]float64, len(ins)-1)
+	logN := make([]int, len(ins)-1)
+	for _, bb := range base.Benchmarks {
+		others := make([]*result.Benchmark, len(ins)-1)
+		found := true
+		for i, in := range ins[1:] {
+			others[i] = match(bb, base, in.Set)
+			if others[i] == nil {
+				found = false
+			}
+		}
+		if !found {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: not in every set; left out", bb.Key()))
+			continue
+		}
+		matched++
+		all := append([]*result.Benchmark{bb}, others...)
+		for mi, m := range bb.Metrics {
+			row, ok := compareMetric(all, m, opt)
+			if !ok {
+				continue
+			}
+			r.Rows = append(r.Rows, row)
+			if mi == 0 {
+				for i, c := range row.Vs {
+					ratio := 1 + c.Change
+					if m.Better == result.Higher && ratio > 0 {
+						ratio = 1 / ratio
+					}
+					if ratio > 0 && !math.IsInf(ratio, 0) && !math.IsNaN(ratio) {
+						logSum[i] += math.Log(ratio)
+						logN[i]++
+					}
+				}
+			}
+		}
+		if lt, ok := latencyTable(all); ok {
+			r.Latency = append(r.Latency, lt)
+		}
+	}
+	if matched == 0 {
+		return nil, fmt.Errorf("the sets share no workload with the same parameters")
+	}
+	for i := range logSum {
+		g := math.NaN()
+		if logN[i] > 0 {
+			g = math.Exp(logSum[i] / float64(logN[i]))
+		}
+		r.GeoMean = append(r.GeoMean, g)
+	}
+	for _, in := range ins[1:] {
+		for _, b := range in.Set.Benchmarks {
+			if match(b, in.Set, base) == nil {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s: only in %s; left out", b.Key(), in.Name))
+			}
+		}
+	}
+	return r, nil
+}
+
+// match finds b's counterpart in set: the benchmark with the same workload
+// and parameters or, when each set holds a single benchmark, that one.
+func match(b *result.Benchmark, from, set *result.Set) *result.Benchmark {
+	for _, o := range set.Benchmarks {
+		if o.Key() == b.Key() {
+			return o
+		}
+	}
+	if len(from.Benchmarks) == 1 && len(set.Benchmarks) == 1 && set.Benchmarks[0].Workload == b.Workload {
+		return set.Benchmarks[0]
+	}
+	return nil
+}
+
+func side(b *result.Benchmark, metric string) (Side, bool) {
+	if v := b.Values(metric); len(v) > 0 {
+		return Side{Values: v, Summary: stats.Summarize(v)}, true
+	}
+	if s, ok := b.Summaries[metric]; ok && s.N > 0 {
+		sd := s.StdErr * math.Sqrt(float64(s.N))
+		return Side{FromSummary: true, Summary: stats.Summary{
+			N: s.N, Mean: s.Mean, Stddev: sd, StdErr: s.StdErr, CV: cv(sd, s.Mean),
+			Median: math.NaN(), Min: math.NaN(), Max: math.NaN(),
+		}}, true
+	}
+	return Side{}, false
+}
+
+func cv(sd, mean float64) float64 {
+	if mean == 0 {
+		return math.NaN()
+	}
+	return 100 * sd / math.Abs(mean)
+}
+
+func compareMetric(all []*result.Benchmark, m result.Metric, opt Options) (Row, bool) {
+	row := Row{Workload: all[0].Workload, Params: result.FormatParams(all[0].Params), Metric: m}
+	for _, b := range all {
+		s, ok := side(b, m.Name)
+		if !ok {
+			return Row{}, false
+		}
+		row.Sides = append(row.Sides, s)
+		row.FromSummaries = row.FromSummaries || s.FromSummary
+	}
+	so := opt.Stats
+	so.Better = string(m.Better)
+	if so.Better == "" {
+		so.Better = stats.LowerIsBetter
+	}
+	a := row.Sides[0]
+	for _, b := range row.Sides[1:] {
+		var c stats.Comparison
+		if row.FromSummaries {
+			c = stats.CompareSummaries(a.Summary, b.Summary, so)
+		} else {
+			c = stats.Compare(a.Values, b.Values, so)
+		}
+		row.Vs = append(row.Vs, c)
+	}
+	return row, true
+}
+
+func latencyTable(all []*result.Benchmark) (LatencyTable, bool) {
+	lt := LatencyTable{Workload: all[0].Workload, Params: result.FormatParams(all[0].Params)}
+	any := false
+	for _, b := range all {
+		var runs []*result.Latency
+		for _, r := range b.Measured() {
+			if r.Latency != nil {
+				runs = append(runs, r.Latency)
+				if lt.Unit == "" {
+					lt.Unit = r.Latency.Unit
+				}
+				any = true
+			}
+		}
+		lt.Runs = append(lt.Runs, runs)
+	}
+	return lt, any
+}
+
+// A ChangeRow puts the change of one pair of sets beside the change of
+// another for the same workload and metric.
+type ChangeRow struct {
+	Workload, Params string
+	Metric           result.Metric
+	First, Second    stats.Comparison
+	Ratio            stats.RatioOfRatios
+}
+
+// Changes pairs the rows of first and second (each a two-set comparison)
+// and gives the ratio of their changes: `kdelta compare A B --and C D`.
+func Changes(first, second *Result, alpha float64) []ChangeRow {
+	var out []ChangeRow
+	for _, a := range first.Rows {
+		for _, b := range second.Rows {
+			if a.Workload != b.Workload || a.Metric.Name != b.Metric.Name {
+				continue
+			}
+			if a.Params != b.Params && !(len(first.Rows) > 0 && singleWorkload(first) && singleWorkload(second)) {
+				continue
+			}
+			out = append(out, ChangeRow{
+				Workload: a.Workload, Params: a.Params, Metric: a.Metric,
+				First: a.Vs[0], Second: b.Vs[0],
+				Ratio: stats.CompareChanges(a.Vs[0], b.Vs[0], alpha),
+			})
+		}
+	}
+	return out
+}
+
+func singleWorkload(r *Result) bool {
+	for _, row := range r.Rows {
+		if row.Workload != r.Rows[0].Workload || row.Params != r.Rows[0].Params {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,263 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// CompareFormats are the formats WriteCompare knows.
+var CompareFormats = []string{"text", "markdown", "csv", "json", "benchfmt"}
+
+// WriteCompare renders a comparison in format.
+func WriteCompare(w io.Writer, r *compare.Result, format string) error {
+	switch format {
+	case "", "text":
+		compareText(w, r)
+	case "markdown":
+		compareMarkdown(w, r)
+	case "csv":
+		return compareCSV(w, r)
+	case "json":
+		return compareJSON(w, r)
+	case "benchfmt":
+		return Benchfmt(w, r.Inputs)
+	default:
+		return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(CompareFormats, ", "))
+	}
+	return nil
+}
+
+// Pct formats a relative change as a signed percentage.
+func Pct(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "-"
+	case math.IsInf(x, 1):
+		return "+inf"
+	case math.IsInf(x, -1):
+		return "-inf"
+	}
+	a := math.Abs(x * 100)
+	prec := 1
+	if a >= 100 {
+		prec = 0
+	} else if a < 1 {
+		prec = 2
+	}
+	return fmt.Sprintf("%+.*f%%", prec, x*100)
+}
+
+func ciText(c stats.Comparison) string {
+	return "[" + Pct(c.CI[0]) + ", " + Pct(c.CI[1]) + "]"
+}
+
+func pText(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+// VerdictText is the verdict with the runs needed when inconclusive.
+func VerdictText(c stats.Comparison) string {
+	if c.Verdict == stats.Inconclusive && c.NeedRuns > 0 {
+		return fmt.Sprintf("inconclusive (need ≈%d runs)", c.NeedRuns)
+	}
+	return string(c.Verdict)
+}
+
+// letters names the sets A, B, C... in text output.
+func letter(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("S%d", i+1)
+}
+
+func compareText(w io.Writer, r *compare.Result) {
+	for i, n := range r.Names {
+		role := ""
+		if i == 0 {
+			role = " (baseline)"
+		}
+		fmt.Fprintf(w, "%s: %s%s\n", letter(i), n, role)
+	}
+	for i, env := range r.Env {
+		if len(env) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nenvironment %s vs A:\n", letter(i+1))
+		for _, d := range env {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
+	last := ""
+	for _, row := range r.Rows {
+		key := row.Workload + "  " + row.Params
+		if key != last {
+			fmt.Fprintf(w, "\n%s\n", key)
+			last = key
+			for _, lt := range r.Latency {
+				if lt.Workload == row.Workload && lt.Params == row.Params {
+					latencySummary(w, lt, r.Names)
+				}
+			}
+		}
+		unit := row.Metric.Unit
+		how := "± stddev (CV)"
+		if row.FromSummaries {
+			how = "± stddev from the summary; Welch's t from summary statistics"
+		}
+		fmt.Fprintf(w, "  %s (%s, %s is better; %s)\n", row.Metric.Name, unitOr(unit), row.Metric.Better, how)
+		for i, s := range row.Sides {
+			sm := s.Summary
+			line := fmt.Sprintf("    %s n=%-3d %s ± %s (%.1f%%)", letter(i), sm.N, Num(sm.Mean), Num(sm.Stddev), sm.CV)
+			if !s.FromSummary {
+				line += fmt.Sprintf("  med %s  min %s  max %s", Num(sm.Median), Num(sm.Min), Num(sm.Max))
+			} else {
+				line += fmt.Sprintf("  ( +- %.2f%% )", 100*sm.StdErr/math.Abs(sm.Mean))
+			}
+			fmt.Fprintln(w, line)
+			if i > 0 {
+				c := row.Vs[i-1]
+				fmt.Fprintf(w, "      %s vs A: %s %s %s  %s\n", letter(i), Pct(c.Change), ciText(c), pText(c.P), VerdictText(c))
+				for _, warn := range c.Warnings {
+					fmt.Fprintf(w, "      warning: %s\n", warn)
+				}
+			}
+		}
+	}
+	for _, lt := range r.Latency {
+		fmt.Fprintf(w, "\n%s per run (%s)\n", lt.Workload, lt.Params)
+		latencyRuns(w, lt, r.Names)
+	}
+	if len(r.GeoMean) > 0 {
+		fmt.Fprintln(w)
+		for i, g := range r.GeoMean {
+			fmt.Fprintf(w, "geomean of cost ratios %s/A over workloads: %s (%s; below 1 is faster)\n", letter(i+1), fmt.Sprintf("%.4f", g), Pct(g-1))
+		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+func unitOr(u string) string {
+	if u == "" {
+		return "no unit"
+	}
+	return u
+}
+
+// latencySummary prints seed mail 002's summary lines: the mean of the run
+// means and the largest maximum, baseline to each other set.
+func latencySummary(w io.Writer, lt compare.LatencyTable, names []string) {
+	means := make([]float64, len(lt.Runs))
+	maxes := make([]float64, len(lt.Runs))
+	for i, runs := range lt.Runs {
+		var sum float64
+		maxes[i] = math.Inf(-1)
+		for _, l := range runs {
+			sum += l.Mean
+			maxes[i] = math.Max(maxes[i], l.Max)
+		}
+		means[i] = sum / float64(len(runs))
+	}
+	for i := 1; i < len(lt.Runs); i++ {
+		prefix := ""
+		if len(lt.Runs) > 2 {
+			prefix = letter(i) + " vs A: "
+		}
+		fmt.Fprintf(w, "  %sMean latency: %s -> %s (%s)\n", prefix, mailNum(means[0], lt.Unit), mailNum(means[i], lt.Unit), changeWords(means[0], means[i]))
+		fmt.Fprintf(w, "  %sMax latency: %s -> %s (%s)\n", prefix, mailNum(maxes[0], lt.Unit), mailNum(maxes[i], lt.Unit), changeWords(maxes[0], maxes[i]))
+	}
+}
+
+// mailNum formats a value as the summary lines of mails do: two decimals
+// ("9.75 ms", "25.72 ms") for values from 1 to 1000.
+func mailNum(v float64, unit string) string {
+	if a := math.Abs(v); a >= 1 && a < 1000 {
+		s := fmt.Sprintf("%.2f", v)
+		if unit != "" {
+			s += " " + unit
+		}
+		return s
+	}
+	return WithUnit(v, unit)
+}
+
+// changeWords says a latency change the way mails do: "38% improvement".
+func changeWords(a, b float64) string {
+	if a == 0 {
+		return "no baseline"
+	}
+	ch := (b - a) / a
+	switch {
+	case math.Abs(ch) < 0.005:
+		return "no change"
+	case ch < 0:
+		return fmt.Sprintf("%.0f%% improvement", -ch*100)
+	default:
+		return fmt.Sprintf("%.0f%% regression", ch*100)
+	}
+}
+
+// latencyRuns prints the per-run tables side by side for two sets, one
+// after another for more.
+func latencyRuns(w io.Writer, lt compare.LatencyTable, names []string) {
+	cell := func(v float64) string { return LatNum(v, lt.Unit) }
+	if len(lt.Runs) == 2 {
+		rows := [][]string{{"Run", "A Mean", "A Min", "A Max", "B Mean", "B Min", "B Max"}}
+		n := max(len(lt.Runs[0]), len(lt.Runs[1]))
+		for i := 0; i < n; i++ {
+			row := []string{fmt.Sprint(i + 1)}
+			for _, runs := range lt.Runs {
+				if i < len(runs) {
+					row = append(row, cell(runs[i].Mean), cell(runs[i].Min), cell(runs[i].Max))
+				} else {
+					row = append(row, "", "", "")
+				}
+			}
+			rows = append(rows, row)
+		}
+		writeMarkdown(w, "  ", rows)
+		return
+	}
+	for s, runs := range lt.Runs {
+		fmt.Fprintf(w, "  %s:\n", letter(s))
+		rows := [][]string{{"Run", "Mean", "Min", "Max"}}
+		for i, l := range runs {
+			rows = append(rows, []string{fmt.Sprint(i + 1), cell(l.Mean), cell(l.Min), cell(l.Max)})
+		}
+		writeMarkdown(w, "  ", rows)
+	}
+}
+
+func metricLabel(m result.Metric) string {
+	if m.Unit == "" || m.Unit == m.Name {
+		return m.Name
+	}
+	return m.Name + " (" + m.Unit + ")"
+}
+
+// WriteChanges prints `compare A B --and C D`: each change and the ratio of
+// the two, with its interval.
+func WriteChanges(w io.Writer, first, second []string, rows []compare.ChangeRow) {
+	fmt.Fprintf(w, "change 1: %s -> %s\nchange 2: %s -> %s\n", first[0], first[1], second[0], second[1])
+	last := ""
+	for _, r := range rows {
+		if k := r.Workload + "  " + r.Params; k != last {
+			fmt.Fprintf(w, "\n%s\n", k)
+			last = k
+		}
+		fmt.Fprintf(w, "  %-14s change 1 %s %s  change 2 %s %s\n", r.Metric.Name,
+			Pct(r.First.Change), VerdictText(r.First), Pct(r.Second.Change), VerdictText(r.Second))
+		fmt.Fprintf(w, "  %-14s ratio of ratios %s [%s, %s]\n", "", Pct(r.Ratio.Ratio), Pct(r.Ratio.CI[0]), Pct(r.Ratio.CI[1]))
+	}
+}

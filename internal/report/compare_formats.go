@@ -1,0 +1,245 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/result"
+)
+
+// compareMarkdown prints one table: a row per workload × metric, the
+// baseline's and each set's mean ± stddev, change, interval, p and verdict.
+func compareMarkdown(w io.Writer, r *compare.Result) {
+	for i, env := range r.Env {
+		for _, d := range env {
+			fmt.Fprintf(w, "- %s vs %s: %s\n", r.Names[i+1], r.Names[0], d)
+		}
+	}
+	if len(r.Env) > 0 && len(r.Env[0]) > 0 {
+		fmt.Fprintln(w)
+	}
+	header := []string{"workload", "metric"}
+	for i, n := range r.Names {
+		header = append(header, n)
+		if i > 0 {
+			header = append(header, "change", "95% CI", "p", "verdict")
+		}
+	}
+	rows := [][]string{header}
+	for _, row := range r.Rows {
+		cells := []string{row.Workload + " " + row.Params, metricLabel(row.Metric)}
+		for i, s := range row.Sides {
+			cells = append(cells, fmt.Sprintf("%s ± %s (n=%d)", Num(s.Summary.Mean), Num(s.Summary.Stddev), s.Summary.N))
+			if i > 0 {
+				c := row.Vs[i-1]
+				cells = append(cells, Pct(c.Change), ciText(c), fmt.Sprintf("%.3g", c.P), VerdictText(c))
+			}
+		}
+		rows = append(rows, cells)
+	}
+	writeMarkdownLeft(w, rows)
+	for _, lt := range r.Latency {
+		fmt.Fprintf(w, "\n%s %s\n\n", lt.Workload, lt.Params)
+		latencySummary(w, lt, r.Names)
+		fmt.Fprintln(w)
+		latencyRuns(w, lt, r.Names)
+	}
+	for i, g := range r.GeoMean {
+		fmt.Fprintf(w, "\ngeomean cost ratio %s/%s: %.4f (%s)\n", r.Names[i+1], r.Names[0], g, Pct(g-1))
+	}
+}
+
+// writeMarkdownLeft writes a Markdown table with left-aligned cells.
+func writeMarkdownLeft(w io.Writer, rows [][]string) {
+	width := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for i, c := range r {
+			width[i] = max(width[i], len([]rune(c)))
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("|")
+		for i, c := range cells {
+			b.WriteString(" " + c + strings.Repeat(" ", width[i]-len([]rune(c))) + " |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(rows[0])
+	var b strings.Builder
+	b.WriteString("|")
+	for _, wd := range width {
+		b.WriteString(strings.Repeat("-", wd+2) + "|")
+	}
+	fmt.Fprintln(w, b.String())
+	for _, r := range rows[1:] {
+		line(r)
+	}
+}
+
+// compareCSV writes one record per workload × metric × set.
+func compareCSV(w io.Writer, r *compare.Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"workload", "params", "metric", "unit", "better", "set", "n", "mean", "stddev", "cv_pct",
+		"median", "min", "max", "change", "ci_lo", "ci_hi", "p", "verdict", "need_runs", "from_summary"})
+	f := func(x float64) string {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return ""
+		}
+		return strconv.FormatFloat(x, 'g', 10, 64)
+	}
+	for _, row := range r.Rows {
+		for i, s := range row.Sides {
+			sm := s.Summary
+			rec := []string{row.Workload, row.Params, row.Metric.Name, row.Metric.Unit, string(row.Metric.Better), r.Names[i],
+				strconv.Itoa(sm.N), f(sm.Mean), f(sm.Stddev), f(sm.CV), f(sm.Median), f(sm.Min), f(sm.Max)}
+			if i == 0 {
+				rec = append(rec, "", "", "", "", "", "")
+			} else {
+				c := row.Vs[i-1]
+				rec = append(rec, f(c.Change), f(c.CI[0]), f(c.CI[1]), f(c.P), string(c.Verdict), strconv.Itoa(c.NeedRuns))
+			}
+			rec = append(rec, strconv.FormatBool(s.FromSummary))
+			cw.Write(rec)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jnum is a float that encodes NaN and infinities as null.
+type jnum float64
+
+func (x jnum) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+func compareJSON(w io.Writer, r *compare.Result) error {
+	type summary struct {
+		N                                  int
+		Mean, Stddev, CV, Median, Min, Max jnum
+		FromSummary                        bool `json:"from_summary"`
+	}
+	type vs struct {
+		Change   jnum     `json:"change"`
+		CI       [2]jnum  `json:"ci"`
+		P        jnum     `json:"p"`
+		Verdict  string   `json:"verdict"`
+		NeedRuns int      `json:"need_runs,omitempty"`
+		Warnings []string `json:"warnings,omitempty"`
+	}
+	type row struct {
+		Workload string        `json:"workload"`
+		Params   string        `json:"params"`
+		Metric   result.Metric `json:"metric"`
+		Sets     []summary     `json:"sets"`
+		Vs       []vs          `json:"vs_baseline"`
+	}
+	out := struct {
+		Schema   string     `json:"schema"`
+		Names    []string   `json:"names"`
+		Env      [][]string `json:"env_differences"`
+		Rows     []row      `json:"rows"`
+		GeoMean  []jnum     `json:"geomean_cost_ratio"`
+		Warnings []string   `json:"warnings,omitempty"`
+	}{Schema: "kdelta/compare/v1", Names: r.Names, Env: r.Env, Warnings: r.Warnings}
+	for _, g := range r.GeoMean {
+		out.GeoMean = append(out.GeoMean, jnum(g))
+	}
+	for _, rw := range r.Rows {
+		o := row{Workload: rw.Workload, Params: rw.Params, Metric: rw.Metric}
+		for _, s := range rw.Sides {
+			sm := s.Summary
+			o.Sets = append(o.Sets, summary{sm.N, jnum(sm.Mean), jnum(sm.Stddev), jnum(sm.CV), jnum(sm.Median), jnum(sm.Min), jnum(sm.Max), s.FromSummary})
+		}
+		for _, c := range rw.Vs {
+			o.Vs = append(o.Vs, vs{jnum(c.Change), [2]jnum{jnum(c.CI[0]), jnum(c.CI[1])}, jnum(c.P), string(c.Verdict), c.NeedRuns, c.Warnings})
+		}
+		out.Rows = append(out.Rows, o)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// Benchfmt writes the measured runs of every set in the Go benchmark
+// format, with each set's labels as configuration keys (and "set" naming
+// it), so benchstat reads them: benchstat -col set FILE.
+func Benchfmt(w io.Writer, ins []compare.Input) error {
+	for _, in := range ins {
+		fmt.Fprintf(w, "set: %s\n", cfgValue(in.Name))
+		keys := make([]string, 0, len(in.Set.Labels))
+		for k := range in.Set.Labels {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "%s: %s\n", cfgKey(k), cfgValue(in.Set.Labels[k]))
+		}
+		for _, b := range in.Set.Benchmarks {
+			name := "Benchmark" + benchName(b)
+			for _, r := range b.Measured() {
+				var parts []string
+				for _, m := range b.Metrics {
+					if v, ok := r.Values[m.Name]; ok {
+						parts = append(parts, strconv.FormatFloat(v, 'g', -1, 64)+" "+benchUnit(m))
+					}
+				}
+				if len(parts) > 0 {
+					fmt.Fprintf(w, "%s 1 %s\n", name, strings.Join(parts, " "))
+				}
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+func benchName(b *result.Benchmark) string {
+	name := strings.ToUpper(b.Workload[:1]) + b.Workload[1:]
+	keys := make([]string, 0, len(b.Params))
+	for k := range b.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		name += "/" + k + "=" + b.Params[k]
+	}
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' {
+			return '_'
+		}
+		return r
+	}, name)
+}
+
+// benchUnit names a metric as a benchfmt unit: a unit must be one word.
+func benchUnit(m result.Metric) string {
+	u := m.Name
+	if !strings.Contains(m.Name, "/") && m.Unit != "" {
+		u = m.Unit + "-" + m.Name
+	}
+	return strings.ReplaceAll(u, " ", "-")
+}
+
+func cfgKey(k string) string {
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == ':' || r == '\t' {
+			return '-'
+		}
+		return r
+	}, k)
+}
+
+func cfgValue(v string) string { return strings.ReplaceAll(v, "\n", " ") }

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+func loadPair(t *testing.T) *compare.Result {
+	t.Helper()
+	var ins []compare.Input
+	var sets []*result.Set
+	files := []string{"testdata/compare/a.json", "testdata/compare/b.json"}
+	for _, f := range files {
+		s, err := result.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sets = append(sets, s)
+	}
+	for i, n := range compare.Names(sets, files) {
+		ins = append(ins, compare.Input{Name: n, Set: sets[i]})
+	}
+	r, err := compare.Compare(ins, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestCompareGolden renders one comparison in every format. The inputs
+// hold seed mail 002's two tables as rcu runs, a syscall 5% slower and an
+// unchanged pipe.
+func TestCompareGolden(t *testing.T) {
+	r := loadPair(t)
+	for _, f := range CompareFormats {
+		var b bytes.Buffer
+		if err := WriteCompare(&b, r, f); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "compare/out."+f, b.Bytes())
+		if f == "text" {
+			for i, line := range strings.Split(b.String(), "\n") {
+				if len([]rune(line)) > 100 {
+					t.Errorf("text line %d is %d columns: %q", i+1, len([]rune(line)), line)
+				}
+			}
+		}
+	}
+}
+
+// TestCompareVerdicts checks the verdicts the golden output shows, so a
+// rewrite of the golden files cannot hide a wrong one.
+func TestCompareVerdicts(t *testing.T) {
+	r := loadPair(t)
+	want := map[string]stats.Verdict{
+		"syscall ns/call": stats.Regressed, "syscall calls/s": stats.Regressed,
+		"rcu mean": stats.Improved, "rcu max": stats.Improved,
+	}
+	for _, row := range r.Rows {
+		k := row.Workload + " " + row.Metric.Name
+		if v, ok := want[k]; ok && row.Vs[0].Verdict != v {
+			t.Errorf("%s: verdict %s, want %s", k, row.Vs[0].Verdict, v)
+		}
+		if row.Workload == "pipe" && (row.Vs[0].Verdict == stats.Improved || row.Vs[0].Verdict == stats.Regressed) {
+			t.Errorf("pipe %s: unchanged data gives %s", row.Metric.Name, row.Vs[0].Verdict)
+		}
+	}
+	var b bytes.Buffer
+	WriteCompare(&b, r, "text")
+	for _, s := range []string{"Mean latency: 9.75 ms -> 6.04 ms (38% improvement)", "Max latency: 25.72 ms -> 10.25 ms (60% improvement)", "kernel: 6.18.0 -> 6.19.0"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("text output lacks %q", s)
+		}
+	}
+}
+
+// TestBenchfmtReadByBenchstat feeds the benchfmt output to the real
+// benchstat, installed by the test script from the Go module proxy.
+func TestBenchfmtReadByBenchstat(t *testing.T) {
+	bs, err := exec.LookPath("benchstat")
+	if err != nil {
+		gobin := filepath.Join(os.Getenv("HOME"), "go", "bin", "benchstat")
+		if _, err := os.Stat(gobin); err != nil {
+			t.Skip("benchstat not installed (go install golang.org/x/perf/cmd/benchstat@latest): skipped")
+		}
+		bs = gobin
+	}
+	r := loadPair(t)
+	path := filepath.Join(t.TempDir(), "sets.txt")
+	var b bytes.Buffer
+	if err := WriteCompare(&b, r, "benchfmt"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, b.Bytes(), 0o644)
+	out, err := exec.Command(bs, "-col", "set", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "Syscall") || strings.Contains(string(out), "parse error") {
+		t.Errorf("benchstat output does not show the benchmarks:\n%s", out)
+	}
+}
