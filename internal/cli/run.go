@@ -13,6 +13,7 @@ import (
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -92,7 +93,12 @@ two-core machine) with -r 3 unless -r is given.`,
 			if isTerminal(c.ErrOrStderr()) {
 				opt.Progress = c.ErrOrStderr()
 			}
-			opt.Env = runner.MinimalEnv(Version)
+			opt.Env = runner.Fingerprint(Version)
+			set0warn := sysinfo.Warnings(opt.Env, opt.CPUs)
+			for _, w := range set0warn {
+				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
+			}
+			opt.Warnings = set0warn
 			set, err := runner.Run(c.Context(), specs, opt)
 			report.Show(c.OutOrStdout(), set, report.ShowOptions{})
 			if output == "" {

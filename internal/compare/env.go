@@ -3,33 +3,34 @@ package compare
 import (
 	"fmt"
 
-	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
-// EnvDiff lists how b's environment differs from a's, the differences that
-// can move kernel benchmarks first, each as "field: A -> B".
-func EnvDiff(a, b *result.Env) []string {
+// EnvDiff lists, for the head of a comparison, how b's environment differs
+// from a's in ways that move kernel benchmarks ("preempt.mode: voluntary
+// -> lazy"), plus the run-time preemption mode even when it is the same —
+// the reviewer's first question — and a count of the other differences.
+func EnvDiff(a, b *sysinfo.Fingerprint) []string {
 	if a == nil || b == nil {
 		return nil
 	}
 	var out []string
-	add := func(field, x, y string) {
-		if x != y {
-			out = append(out, fmt.Sprintf("%s: %s -> %s", field, orUnknown(x), orUnknown(y)))
+	other := 0
+	for _, d := range sysinfo.Diff(a, b) {
+		switch {
+		case d.Same:
+			out = append(out, fmt.Sprintf("= %s: %s (same)", d.Field, d.A))
+		case d.Relevant:
+			out = append(out, fmt.Sprintf("! %s: %s -> %s", d.Field, d.A, d.B))
+			if d.Note != "" {
+				out = append(out, "    "+d.Note)
+			}
+		default:
+			other++
 		}
 	}
-	add("kernel", a.KernelRelease, b.KernelRelease)
-	add("cmdline", a.Cmdline, b.Cmdline)
-	add("CPU model", a.CPUModel, b.CPUModel)
-	add("online CPUs", a.OnlineCPUs, b.OnlineCPUs)
-	add("arch", a.Arch, b.Arch)
-	add("kdelta", a.ToolVersion, b.ToolVersion)
-	return out
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "unknown"
+	if other > 0 {
+		out = append(out, fmt.Sprintf("  and %d other differences (kdelta env diff shows them)", other))
 	}
-	return s
+	return out
 }

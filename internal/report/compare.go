@@ -94,7 +94,7 @@ func compareText(w io.Writer, r *compare.Result) {
 		}
 		fmt.Fprintf(w, "\nenvironment %s vs A:\n", letter(i+1))
 		for _, d := range env {
-			fmt.Fprintf(w, "  %s\n", d)
+			writeWrapped(w, "  ", d, 100)
 		}
 	}
 	last := ""
@@ -260,4 +260,22 @@ func WriteChanges(w io.Writer, first, second []string, rows []compare.ChangeRow)
 			Pct(r.First.Change), VerdictText(r.First), Pct(r.Second.Change), VerdictText(r.Second))
 		fmt.Fprintf(w, "  %-14s ratio of ratios %s [%s, %s]\n", "", Pct(r.Ratio.Ratio), Pct(r.Ratio.CI[0]), Pct(r.Ratio.CI[1]))
 	}
+}
+
+// writeWrapped writes s after indent, folding it at spaces so that no line
+// is wider than width; continuation lines keep s's own leading spaces.
+func writeWrapped(w io.Writer, indent, s string, width int) {
+	lead := indent + strings.Repeat(" ", len(s)-len(strings.TrimLeft(s, " ")))
+	words := strings.Fields(s)
+	line := lead
+	for _, word := range words {
+		if line != lead && len([]rune(line))+1+len([]rune(word)) > width {
+			fmt.Fprintln(w, line)
+			line = lead + "  "
+		} else if line != lead && line != lead+"  " {
+			line += " "
+		}
+		line += word
+	}
+	fmt.Fprintln(w, line)
 }

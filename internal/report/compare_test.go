@@ -75,7 +75,7 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 	var b bytes.Buffer
 	WriteCompare(&b, r, "text")
-	for _, s := range []string{"Mean latency: 9.75 ms -> 6.04 ms (38% improvement)", "Max latency: 25.72 ms -> 10.25 ms (60% improvement)", "kernel: 6.18.0 -> 6.19.0"} {
+	for _, s := range []string{"Mean latency: 9.75 ms -> 6.04 ms (38% improvement)", "Max latency: 25.72 ms -> 10.25 ms (60% improvement)", "! preempt.mode: voluntary -> lazy", "! preempt_rcu: n -> y"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("text output lacks %q", s)
 		}

@@ -23,7 +23,8 @@ type ShowOptions struct {
 func Show(w io.Writer, s *result.Set, opt ShowOptions) {
 	fmt.Fprintf(w, "kdelta result %s%s\n", s.ID, labelSuffix(s.Labels))
 	if e := s.Env; e != nil {
-		fmt.Fprintf(w, "kernel %s on %s (%d CPUs, %s)\n", e.KernelRelease, e.Hostname, e.CPUs, e.CPUModel)
+		fmt.Fprintf(w, "kernel %s on %s (CPUs %s, %s); preemption %s\n", e.Kernel.Release, e.Hostname,
+			e.CPU.Online, e.CPU.Model, e.Preempt.Mode)
 	}
 	if !s.Complete {
 		fmt.Fprintln(w, "incomplete: the session was interrupted or is still running")

@@ -5,6 +5,8 @@ package result
 
 import (
 	"time"
+
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
 // Schema names the JSON layout written by this version of kdelta.
@@ -13,15 +15,15 @@ const Schema = "kdelta/result/v1"
 // A Set is the result of one kdelta run: the unit that is stored, shown and
 // compared.
 type Set struct {
-	Schema     string            `json:"schema"`
-	ID         string            `json:"id"`
-	Created    time.Time         `json:"created"`
-	Tool       string            `json:"tool"`
-	Command    []string          `json:"command,omitempty"`
-	Labels     map[string]string `json:"labels"`
-	Env        *Env              `json:"env,omitempty"`
-	Benchmarks []*Benchmark      `json:"benchmarks"`
-	Warnings   []string          `json:"warnings,omitempty"`
+	Schema     string               `json:"schema"`
+	ID         string               `json:"id"`
+	Created    time.Time            `json:"created"`
+	Tool       string               `json:"tool"`
+	Command    []string             `json:"command,omitempty"`
+	Labels     map[string]string    `json:"labels"`
+	Env        *sysinfo.Fingerprint `json:"env,omitempty"`
+	Benchmarks []*Benchmark         `json:"benchmarks"`
+	Warnings   []string             `json:"warnings,omitempty"`
 	// Complete is false while runs are still being added, and stays false
 	// when kdelta was interrupted or killed.
 	Complete bool `json:"complete"`
@@ -167,21 +169,6 @@ type Latency struct {
 
 // MaxRaw is the most raw latencies a run keeps.
 const MaxRaw = 100000
-
-// Env is the environment fingerprint taken at the start of a run.
-type Env struct {
-	Hostname      string            `json:"hostname"`
-	KernelRelease string            `json:"kernel_release"`
-	KernelVersion string            `json:"kernel_version"`
-	Cmdline       string            `json:"cmdline"`
-	Arch          string            `json:"arch"`
-	CPUModel      string            `json:"cpu_model"`
-	CPUs          int               `json:"cpus"`
-	OnlineCPUs    string            `json:"online_cpus"`
-	ToolVersion   string            `json:"tool_version"`
-	GoVersion     string            `json:"go_version"`
-	Extra         map[string]string `json:"extra,omitempty"`
-}
 
 // Measured returns the runs of b that count in statistics.
 func (b *Benchmark) Measured() []*Run {

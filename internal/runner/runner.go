@@ -23,6 +23,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -44,7 +45,9 @@ type Options struct {
 	// counters attach.
 	OnReady func(pid int) (finish func(*result.Run), err error)
 	// Env is the fingerprint recorded in the set.
-	Env *result.Env
+	Env *sysinfo.Fingerprint
+	// Warnings are recorded in the set (the tuning check's findings).
+	Warnings []string
 }
 
 // ErrInterrupted is returned when the session was stopped by a signal;
@@ -111,23 +114,24 @@ func probeFIFO(prio int) error {
 // NewSet starts an empty result set for specs.
 func NewSet(specs []workload.Spec, opt *Options) *result.Set {
 	s := &result.Set{
-		Schema:  result.Schema,
-		ID:      newID(),
-		Created: time.Now().UTC(),
-		Tool:    "kdelta " + opt.Version,
-		Command: opt.Command,
-		Labels:  map[string]string{},
-		Env:     opt.Env,
+		Schema:   result.Schema,
+		ID:       newID(),
+		Created:  time.Now().UTC(),
+		Tool:     "kdelta " + opt.Version,
+		Command:  opt.Command,
+		Labels:   map[string]string{},
+		Env:      opt.Env,
+		Warnings: opt.Warnings,
 	}
 	for k, v := range opt.Labels {
 		s.Labels[k] = v
 	}
 	if opt.Env != nil {
-		if _, ok := s.Labels["host"]; !ok && opt.Env.Hostname != "" {
-			s.Labels["host"] = opt.Env.Hostname
+		if _, ok := s.Labels["host"]; !ok && opt.Env.Hostname.Known() {
+			s.Labels["host"] = opt.Env.Hostname.Value
 		}
-		if _, ok := s.Labels["kernel"]; !ok && opt.Env.KernelRelease != "" {
-			s.Labels["kernel"] = opt.Env.KernelRelease
+		if _, ok := s.Labels["kernel"]; !ok && opt.Env.Kernel.Release.Known() {
+			s.Labels["kernel"] = opt.Env.Kernel.Release.Value
 		}
 	}
 	for _, sp := range specs {

@@ -44,7 +44,7 @@ func specs(t *testing.T, ss ...string) []workload.Spec {
 
 func TestRunInterleavesAndSaves(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "r.json")
-	opt := &runner.Options{Repeat: 2, Warmup: 1, Output: path, Version: "test", Env: runner.MinimalEnv("test")}
+	opt := &runner.Options{Repeat: 2, Warmup: 1, Output: path, Version: "test", Env: runner.Fingerprint("test")}
 	set, err := runner.Run(context.Background(), specs(t, "syscall:calls=1000", "pipe:loops=100"), opt)
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/sysinfo"
+)
+
+func newEnvCmd() *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "env",
+		Short: "Print this machine's fingerprint: kernel, config, preemption, CPU, tuning",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			fp := runner.Fingerprint(Version)
+			if asJSON {
+				enc := json.NewEncoder(c.OutOrStdout())
+				enc.SetIndent("", "  ")
+				return enc.Encode(fp)
+			}
+			if err := sysinfo.WriteText(c.OutOrStdout(), fp); err != nil {
+				return err
+			}
+			for _, w := range sysinfo.Warnings(fp, nil) {
+				fmt.Fprintf(c.OutOrStdout(), "warning: %s\n", w)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	diff := &cobra.Command{
+		Use:   "diff A B",
+		Short: "What differs between two fingerprints (result files, or - for this machine)",
+		Long: `Print what differs between the environments of two result sets (or - for
+this machine): performance-relevant differences first and marked with !, the
+run-time preemption mode even when it is the same (=), then the rest, then the
+kernel config options that differ.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			var fps [2]*sysinfo.Fingerprint
+			for i, a := range args {
+				if a == "-" {
+					fps[i] = runner.Fingerprint(Version)
+					continue
+				}
+				s, err := loadAny(a)
+				if err != nil {
+					return err
+				}
+				if s.Env == nil {
+					return fmt.Errorf("%s: holds no environment fingerprint", a)
+				}
+				fps[i] = s.Env
+			}
+			return sysinfo.WriteDiffText(c.OutOrStdout(), sysinfo.Diff(fps[0], fps[1]))
+		},
+	}
+	c.AddCommand(diff)
+	return c
+}

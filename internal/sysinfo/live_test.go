@@ -1,0 +1,183 @@
+package sysinfo
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// thisVM is the kernel of the development VM, whose preemption facts were
+// checked by hand: `dmesg | grep -i preempt` prints "Dynamic Preempt:
+// none", /sys/kernel/debug is not mounted, and once mounted the preempt
+// file answers EPERM (CONFIG_LOCK_DOWN_KERNEL_FORCE_INTEGRITY=y).
+const thisVM = "6.18.44-fc-v657"
+
+// dmesgPreempt asks the dmesg tool for the last "Dynamic Preempt:" mode,
+// an answer independent of this package's /dev/kmsg reader.
+func dmesgPreempt(t *testing.T) string {
+	out, err := exec.Command("dmesg").Output()
+	if err != nil {
+		t.Logf("dmesg: %v", err)
+		return ""
+	}
+	m := regexp.MustCompile(`Dynamic Preempt: (\w+)`).FindAllStringSubmatch(string(out), -1)
+	if len(m) == 0 {
+		return ""
+	}
+	return m[len(m)-1][1]
+}
+
+// TestLiveFingerprint collects this machine's fingerprint and checks the
+// run-time preemption mode against what dmesg says.
+func TestLiveFingerprint(t *testing.T) {
+	fp := Collect(FS{Root: "/"}, Options{})
+	checkFacts(t, fp)
+	var b bytes.Buffer
+	if err := WriteText(&b, fp); err != nil {
+		t.Fatal(err)
+	}
+	checkText(t, "live env", b.String())
+	t.Logf("preemption: mode %#v; model %#v; debugfs %#v", fp.Preempt.Mode, fp.Preempt.Model, fp.Preempt.Debugfs)
+	for _, w := range Warnings(fp, []int{0}) {
+		t.Logf("warning: %s", w)
+	}
+
+	release, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		t.Skipf("no procfs: %v", err)
+	}
+	if fp.Kernel.Release.Value != strings.TrimSpace(string(release)) {
+		t.Errorf("release %#v, want %q", fp.Kernel.Release, release)
+	}
+
+	mode := fp.Preempt.Mode
+	if fp.Preempt.Debugfs.Known() {
+		if !strings.HasPrefix(mode.Source, "debugfs") {
+			t.Errorf("debugfs readable but mode %#v not from it", mode)
+		}
+	} else if want := dmesgPreempt(t); want != "" {
+		if mode.Value != want || !strings.HasPrefix(mode.Source, "boot log") {
+			t.Errorf("mode = %#v, want %q from the boot log as dmesg says", mode, want)
+		}
+	}
+	if fp.Kernel.Release.Value == thisVM {
+		if mode.Value != "none" || mode.Source != "boot log (/dev/kmsg)" {
+			t.Errorf("on %s mode = %#v, want none from boot log (/dev/kmsg)", thisVM, mode)
+		}
+		if fp.Preempt.Model.Value != "none" || fp.Preempt.Dynamic.Value != "yes" || fp.PreemptRCU.Value != "y" {
+			t.Errorf("on %s: model %#v, dynamic %#v, PREEMPT_RCU %#v; want none, yes, y",
+				thisVM, fp.Preempt.Model, fp.Preempt.Dynamic, fp.PreemptRCU)
+		}
+	}
+}
+
+// TestLiveDebugfs mounts debugfs in a private mount namespace (so that the
+// machine's own mounts are untouched) and collects this machine's
+// fingerprint there: the preempt file is either read, and decides the
+// mode, or refused with a reason. On the development VM, locked down to
+// integrity, the refusal is EPERM.
+func TestLiveDebugfs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting debugfs needs root")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare(1) to make a mount namespace")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(unshare, "--mount", "--propagation", "private", "sh", "-c",
+		`mount -t debugfs none /sys/kernel/debug || exit 3; exec "$0"`, self)
+	cmd.Env = append(os.Environ(), collectEnv+"=/")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("cannot mount debugfs in a new mount namespace: %v: %s", err, stderr.String())
+	}
+	var fp Fingerprint
+	if err := json.Unmarshal(out, &fp); err != nil {
+		t.Fatalf("helper output: %v: %s", err, out)
+	}
+	p := fp.Preempt
+	t.Logf("debugfs: %#v; mode: %#v", p.Debugfs, p.Mode)
+	switch {
+	case p.Debugfs.Known():
+		if !strings.HasPrefix(p.Mode.Source, "debugfs") {
+			t.Errorf("debugfs read but mode %#v not from it", p.Mode)
+		}
+	case p.Dynamic.Value == "yes" && !strings.Contains(p.Debugfs.Unknown, "EPERM"):
+		t.Errorf("debugfs mounted on a PREEMPT_DYNAMIC kernel, yet %q", p.Debugfs.Unknown)
+	}
+	if fp.Kernel.Release.Value == thisVM {
+		want := "permission denied (EPERM) reading /sys/kernel/debug/sched/preempt; kernel lockdown (integrity) closes writable debugfs files"
+		if p.Debugfs.Unknown != want {
+			t.Errorf("on %s debugfs = %#v, want unknown %q", thisVM, p.Debugfs, want)
+		}
+		if p.Mode.Value != "none" || p.Mode.Source != "boot log (/dev/kmsg)" {
+			t.Errorf("on %s mode = %#v, want none from the boot log", thisVM, p.Mode)
+		}
+	}
+}
+
+func TestToolVersions(t *testing.T) {
+	got := ToolVersions()
+	for _, tl := range tools {
+		v, ok := got[tl.name]
+		if !ok {
+			t.Errorf("no entry for %s", tl.name)
+			continue
+		}
+		if _, err := exec.LookPath(tl.name); err != nil {
+			if v != NotInstalled {
+				t.Errorf("%s is not on PATH but its version is %q", tl.name, v)
+			}
+			continue
+		}
+		if !versionRE.MatchString(v) || strings.HasPrefix(v, "unknown") {
+			t.Errorf("%s version %q is not a version number", tl.name, v)
+		}
+		t.Logf("%s %s", tl.name, v)
+	}
+}
+
+func TestToolVersionFailures(t *testing.T) {
+	if v := toolVersion("kdelta-no-such-tool", nil, time.Second); v != NotInstalled {
+		t.Errorf("missing tool: %q, want %q", v, NotInstalled)
+	}
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep(1)")
+	}
+	v := toolVersion("sleep", []string{"30"}, 50*time.Millisecond)
+	if !strings.HasPrefix(v, "unknown: sleep 30: timed out after 50ms") {
+		t.Errorf("hanging tool: %q", v)
+	}
+	if _, err := exec.LookPath("true"); err == nil {
+		if v := toolVersion("true", nil, time.Second); !strings.HasPrefix(v, "unknown: no version in output of true") {
+			t.Errorf("silent tool: %q", v)
+		}
+	}
+}
+
+func TestParseToolVersion(t *testing.T) {
+	cases := []struct{ out, want string }{
+		{"perf version 6.1.192\n", "6.1.192"},
+		{"stress-ng, version 0.15.06 (gcc 12.2.0, x86_64 Linux 6.18.44-fc-v657)\n", "0.15.06"},
+		{"hackbench V 2.40\nUsage:\nhackbench <options>\n", "2.40"},
+		{"hackbench: unrecognized option '--version'\nhackbench V 2.40\n", "2.40"},
+		{"perf version 6.15.0-0.rc6.51.eln148.ppc64le\n", "6.15.0"},
+		{"no version here\n", ""},
+	}
+	for _, c := range cases {
+		if got := parseToolVersion(c.out); got != c.want {
+			t.Errorf("parseToolVersion(%q) = %q, want %q", c.out, got, c.want)
+		}
+	}
+}
