@@ -107,7 +107,7 @@ type Result struct {
 	Names  []string
 	// Env lists the differences of each set's environment from the
 	// baseline's, performance-relevant ones first.
-	Env [][]string
+	Env  [][]string
 	Rows []Row
 	// Latency holds, per latency workload, every set's per-run table.
 	Latency []LatencyTable
