@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
@@ -24,6 +25,7 @@ func newRunCmd() *cobra.Command {
 		timeout              time.Duration
 		labels               []string
 		quick                bool
+		cf                   counterFlags
 	)
 	c := &cobra.Command{
 		Use:   "run [WORKLOAD[:k=v,...]]...",
@@ -90,6 +92,18 @@ two-core machine) with -r 3 unless -r is given.`,
 			if err := runner.Check(opt); err != nil {
 				return err
 			}
+			hook, schedstat, err := cf.hook(opt.CPUs, false)
+			if err != nil {
+				return err
+			}
+			opt.OnReady = hook
+			if schedstat {
+				restore, err := counter.EnableSchedstats("/")
+				if err != nil {
+					fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v: schedstat counters may stay zero\n", err)
+				}
+				defer restore()
+			}
 			if isTerminal(c.ErrOrStderr()) {
 				opt.Progress = c.ErrOrStderr()
 			}
@@ -119,6 +133,7 @@ two-core machine) with -r 3 unless -r is given.`,
 	f.StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable; host and kernel are set unless given)")
 	f.StringVarP(&output, "output", "o", "", "write the result set to this JSON file, after every run")
 	f.BoolVar(&quick, "quick", false, "run the quick suite of every seed workload")
+	cf.register(f, "all")
 	return c
 }
 

@@ -86,6 +86,8 @@ func showBenchmark(w io.Writer, b *result.Benchmark, opt ShowOptions) {
 			Num(sm.Median), Num(sm.Min), Num(sm.Max))
 	}
 	showRusage(w, measured)
+	showCounters(w, measured)
+	showMonitors(w, measured)
 	if hasLatency(measured) {
 		showLatencyRuns(w, measured)
 	}
@@ -201,5 +203,117 @@ func writeMarkdown(w io.Writer, indent string, rows [][]string) {
 	fmt.Fprintln(w, b.String())
 	for _, r := range rows[1:] {
 		line(r)
+	}
+}
+
+// showCounters prints each perf event's mean per run and per operation,
+// and why an event was not counted.
+func showCounters(w io.Writer, rs []*result.Run) {
+	type acc struct {
+		sum, ops     float64
+		n            int
+		unit, reason string
+		scaled       bool
+		runPct       float64
+	}
+	var order []string
+	by := map[string]*acc{}
+	for _, r := range rs {
+		for _, c := range r.Counters {
+			a := by[c.Name]
+			if a == nil {
+				a = &acc{unit: c.Unit}
+				by[c.Name] = a
+				order = append(order, c.Name)
+			}
+			if c.Unsupported != "" {
+				a.reason = c.Unsupported
+				continue
+			}
+			a.sum += c.Value
+			a.ops += r.Ops
+			a.n++
+			if c.Scaled() {
+				a.scaled = true
+				a.runPct = 100 * float64(c.RunningNs) / float64(c.EnabledNs)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "  counters (mean per run, per op):")
+	for _, name := range order {
+		a := by[name]
+		if a.n == 0 {
+			fmt.Fprintf(w, "    %-24s %s\n", name, a.reason)
+			continue
+		}
+		mean := a.sum / float64(a.n)
+		val, unit := Num(mean), a.unit
+		if unit == "ns" {
+			// perf prints clocks in msec.
+			val, unit = Num(mean/1e6), "msec"
+		}
+		line := fmt.Sprintf("    %-24s %14s %-5s", name, val, unit)
+		if a.ops > 0 {
+			line += fmt.Sprintf(" %12s %s/op", Num(a.sum/a.ops), a.unit)
+		}
+		if a.scaled {
+			line += fmt.Sprintf("  (scaled, counted %.0f%%)", a.runPct)
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+}
+
+// showMonitors prints the system-wide deltas that explain a run: context
+// switches and interrupts from /proc/stat, RCU and scheduler softirqs, and
+// why a monitor was not available.
+func showMonitors(w io.Writer, rs []*result.Run) {
+	keys := []struct{ monitor, key, label string }{
+		{"stat", "ctxt", "ctxt"},
+		{"stat", "intr", "intr"},
+		{"softirqs", "softirq.RCU", "RCU softirqs"},
+		{"softirqs", "softirq.SCHED", "SCHED softirqs"},
+	}
+	sums := map[string]float64{}
+	counts := map[string]int{}
+	unavailable := map[string]string{}
+	var names []string
+	for _, r := range rs {
+		for _, m := range r.Monitors {
+			id := m.Name + m.Window
+			if _, seen := counts[id]; !seen {
+				names = append(names, id)
+				counts[id] = 0
+			}
+			if m.Unavailable != "" {
+				unavailable[id] = m.Unavailable
+				continue
+			}
+			counts[id]++
+			for k, v := range m.Values {
+				sums[id+"/"+k] += v
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	var parts []string
+	for _, k := range keys {
+		if n := counts[k.monitor]; n > 0 {
+			if v, ok := sums[k.monitor+"/"+k.key]; ok {
+				parts = append(parts, fmt.Sprintf("%s %s", Num(v/float64(n)), k.label))
+			}
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  system per run: %s\n", strings.Join(parts, ", "))
+	}
+	for _, id := range names {
+		if reason, ok := unavailable[id]; ok && counts[id] == 0 {
+			fmt.Fprintf(w, "  monitor %s: %s\n", id, reason)
+		}
 	}
 }

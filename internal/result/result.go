@@ -4,6 +4,7 @@
 package result
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/kdelta/kdelta/internal/sysinfo"
@@ -128,6 +129,20 @@ type Counter struct {
 	// hardware events without a PMU, "permission denied" under
 	// perf_event_paranoid). An unsupported counter has no value, never 0.
 	Unsupported string `json:"unsupported,omitempty"`
+}
+
+// MarshalJSON leaves out the value of a counter that was not counted, so
+// "not supported" is never read as 0.
+func (c Counter) MarshalJSON() ([]byte, error) {
+	type plain Counter
+	if c.Unsupported == "" {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		Name        string `json:"name"`
+		Unit        string `json:"unit,omitempty"`
+		Unsupported string `json:"unsupported"`
+	}{c.Name, c.Unit, c.Unsupported})
 }
 
 // Scaled tells whether the counter was multiplexed.

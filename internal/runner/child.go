@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"strings"
@@ -30,6 +31,9 @@ const ProtocolVersion = 1
 type job struct {
 	Workload string            `json:"workload"`
 	Params   map[string]string `json:"params"`
+	// Exec, when set, makes the child exec this command after the
+	// go-ahead instead of running a workload (kdelta stat).
+	Exec []string `json:"exec,omitempty"`
 }
 
 const jobEnv = "KDELTA_JOB"
@@ -81,6 +85,9 @@ func ChildMain() int {
 	var j job
 	if err := json.Unmarshal([]byte(os.Getenv(jobEnv)), &j); err != nil {
 		return fail(fmt.Errorf("bad job: %w", err))
+	}
+	if j.Exec != nil {
+		return execJob(j.Exec, send, in)
 	}
 	w, ok := workload.Lookup(j.Workload)
 	if !ok {
@@ -151,4 +158,33 @@ func readMessages(r io.Reader, ch chan<- message, errc chan<- error) {
 	if err := sc.Err(); err != nil && !errors.Is(err, os.ErrClosed) {
 		errc <- err
 	}
+}
+
+// execJob becomes the command: after the go-ahead (counters are then open
+// with enable-on-exec) the child tells the parent and execs it, so the
+// counts start at the command's first instruction, as perf stat's do.
+func execJob(argv []string, send func(message), in *os.File) int {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		send(message{Type: "error", Reason: err.Error()})
+		return 127
+	}
+	env := os.Environ()
+	clean := env[:0]
+	for _, kv := range env {
+		// The command gets the caller's environment, not the child's
+		// runtime settings.
+		if strings.HasPrefix(kv, jobEnv+"=") || kv == "GODEBUG=asyncpreemptoff=1" || kv == "GOGC=off" {
+			continue
+		}
+		clean = append(clean, kv)
+	}
+	send(message{Type: "ready", PID: os.Getpid()})
+	if _, err := io.ReadFull(in, make([]byte, 1)); err != nil {
+		return 1
+	}
+	send(message{Type: "exec"})
+	err = syscall.Exec(path, argv, clean)
+	send(message{Type: "error", Reason: fmt.Sprintf("exec %s: %v", argv[0], err)})
+	return 126
 }

@@ -44,6 +44,9 @@ type Options struct {
 	// go; the returned function is called with the finished run. It is where
 	// counters attach.
 	OnReady func(pid int) (finish func(*result.Run), err error)
+	// CommandOutput receives the output of commands run by kdelta stat;
+	// nil discards it.
+	CommandOutput *os.File
 	// Env is the fingerprint recorded in the set.
 	Env *sysinfo.Fingerprint
 	// Warnings are recorded in the set (the tuning check's findings).
@@ -245,7 +248,11 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 	if err != nil {
 		return fail(result.StatusFailed, "find own executable: %v", err)
 	}
-	jb, _ := json.Marshal(job{Workload: sp.Workload.Name(), Params: sp.Values})
+	j := job{Workload: sp.Workload.Name(), Params: sp.Values}
+	if e, ok := sp.Workload.(*Command); ok {
+		j.Exec = e.Argv
+	}
+	jb, _ := json.Marshal(j)
 	repR, repW, err := os.Pipe()
 	if err != nil {
 		return fail(result.StatusFailed, "pipe: %v", err)
@@ -271,6 +278,10 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 	cmd.ExtraFiles = []*os.File{repW, goR}
 	cmd.Stdout = logf
 	cmd.Stderr = logf
+	if opt.CommandOutput != nil && j.Exec != nil {
+		cmd.Stdout = opt.CommandOutput
+		cmd.Stderr = opt.CommandOutput
+	}
 	so := sys.SpawnOptions{CPUs: opt.CPUs, NewGroup: true, Pdeathsig: syscall.SIGTERM}
 	if opt.FIFO != 0 {
 		so.Policy = &sys.Policy{Policy: sys.SchedFIFO, Priority: opt.FIFO}
@@ -297,6 +308,8 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 		timeout = tm.C
 	}
 	var finishHook func(*result.Run)
+	var goTime time.Time
+	execed := false
 	var report *workload.Report
 	var status, reason string
 	killed := ""
@@ -320,7 +333,10 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 					}
 					finishHook = f
 				}
+				goTime = time.Now()
 				goW.Write([]byte{1})
+			case "exec":
+				execed = true
 			case "result":
 				status, report = result.StatusOK, m.Report
 			case "skip":
@@ -341,7 +357,8 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 			running = false
 		}
 	}
-	r.WallSec = time.Since(start).Seconds()
+	exitTime := time.Now()
+	r.WallSec = exitTime.Sub(start).Seconds()
 	// Whatever the child left in its group (a helper that outlived it)
 	// goes now.
 	sys.KillGroup(pgid)
@@ -367,6 +384,20 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 			r.VolCtxSw = ru.Nvcsw
 			r.InvolCtxSw = ru.Nivcsw
 			r.MaxRSSKiB = ru.Maxrss
+		}
+	}
+	if execed && status == "" {
+		// The child became the command: its exit status is the result,
+		// and the elapsed time runs from the go-ahead to its exit.
+		if r.ExitCode == 0 {
+			status = result.StatusOK
+			report = &workload.Report{Values: map[string]float64{"elapsed": exitTime.Sub(goTime).Seconds()}}
+		} else {
+			status = result.StatusFailed
+			reason = fmt.Sprintf("%s exited with status %d", j.Exec[0], r.ExitCode)
+			if r.Signal != "" {
+				reason = fmt.Sprintf("%s killed by %s", j.Exec[0], r.Signal)
+			}
 		}
 	}
 	switch {

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+func newStatCmd() *cobra.Command {
+	var (
+		repeat, fifo int
+		cpus, output string
+		timeout      time.Duration
+		labels       []string
+		cf           counterFlags
+	)
+	c := &cobra.Command{
+		Use:   "stat [flags] -- CMD [ARGS...]",
+		Short: "Run a command N times with counters, as perf stat --repeat",
+		Long: `Run a command N times (no shell), counting perf events from its first
+instruction (enable-on-exec, inherited by every task it creates), and print
+perf stat's lines: the mean per run of each event and of the elapsed time.
+
+The spread "( +- x% )" is the standard error of the mean relative to the mean,
+as perf stat prints it; "sd x%" beside it is the standard deviation relative
+to the mean, the spread of a single run. The command's output goes to
+stderr. With -o the runs are written as a result set that compares like any
+other (kdelta compare).`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if repeat < 1 {
+				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
+			}
+			opt := &runner.Options{
+				Repeat: repeat, FIFO: fifo, Timeout: timeout, Output: output, Version: Version,
+				Labels: map[string]string{}, Command: append([]string{"kdelta"}, os.Args[1:]...),
+				CommandOutput: os.Stderr,
+			}
+			if cpus != "" {
+				list, err := sys.ParseCPUList(cpus)
+				if err != nil {
+					return fmt.Errorf("--cpus: %w", err)
+				}
+				opt.CPUs = list
+			}
+			for _, l := range labels {
+				k, v, ok := strings.Cut(l, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("--label: %q is not key=value", l)
+				}
+				opt.Labels[k] = v
+			}
+			if err := runner.Check(opt); err != nil {
+				return err
+			}
+			hook, _, err := cf.hook(opt.CPUs, true)
+			if err != nil {
+				return err
+			}
+			opt.OnReady = hook
+			opt.Env = runner.Fingerprint(Version)
+			set, err := runner.Run(c.Context(), []workload.Spec{runner.CommandSpec(args)}, opt)
+			report.PerfStat(c.OutOrStdout(), set)
+			if errors.Is(err, runner.ErrInterrupted) {
+				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
+			}
+			if err != nil {
+				return err
+			}
+			for _, r := range set.Benchmarks[0].Runs {
+				if r.Status != "ok" {
+					return &exitError{code: ExitBad, err: fmt.Errorf("run %d: %s", r.Index+1, r.Reason)}
+				}
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.SetInterspersed(false)
+	f.IntVarP(&repeat, "repeat", "r", 1, "runs of the command")
+	f.StringVar(&cpus, "cpus", "", "CPU list for the command, as taskset -c")
+	f.IntVar(&fifo, "fifo", 0, "run the command under SCHED_FIFO with this priority, as chrt -f")
+	f.DurationVar(&timeout, "timeout", 0, "kill a run (and its process group) after this long; 0: never")
+	f.StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable)")
+	f.StringVarP(&output, "output", "o", "", "write the runs as a result set to this JSON file")
+	cf.register(f, "none")
+	return c
+}

@@ -1,0 +1,18 @@
+// Package counter measures what the kernel did during a run: perf events
+// counted over the run's child and every task it creates (or system-wide),
+// and monitors, the change of the kernel's own statistics files
+// (/proc/stat, /proc/softirqs, /proc/schedstat, /proc/interrupts) over the
+// run or over a window of it.
+//
+// Events are named as perf names them (ParseEvents) and opened with
+// Attach, which returns a Set to Read once the child has exited. An event
+// that cannot be counted here, such as cycles in a virtual machine without
+// a PMU or any kernel-side event under perf_event_paranoid 2 without
+// privilege, becomes a counter with Unsupported set and no value: it never
+// reads as 0 and never fails the run.
+//
+// Monitors are named by ParseMonitors, snapshotted by StartMonitors and
+// turned into result.Monitor deltas by (*Running).Stop. Every reader takes
+// a root path, so tests run on fixture trees. Hook wires both into the
+// runner's OnReady.
+package counter
