@@ -99,7 +99,7 @@ func compareText(w io.Writer, r *compare.Result) {
 	}
 	last := ""
 	for _, row := range r.Rows {
-		key := row.Workload + "  " + row.Params
+		key := strings.TrimSpace(row.Workload + "  " + row.Params)
 		if key != last {
 			fmt.Fprintf(w, "\n%s\n", key)
 			last = key
@@ -134,7 +134,7 @@ func compareText(w io.Writer, r *compare.Result) {
 		}
 	}
 	for _, lt := range r.Latency {
-		fmt.Fprintf(w, "\n%s per run (%s)\n", lt.Workload, lt.Params)
+		fmt.Fprintf(w, "\n%s per run\n", strings.TrimSpace(lt.Workload+"  "+lt.Params))
 		latencyRuns(w, lt, r.Names)
 	}
 	if len(r.GeoMean) > 0 {

@@ -1,0 +1,63 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kdelta/kdelta/internal/cli"
+	"github.com/kdelta/kdelta/internal/sys"
+)
+
+// TestCompareDetectsCPUHog takes two result sets of messaging on one CPU,
+// the second with a busy process pinned to the same CPU, and checks that
+// compare calls the second regressed.
+func TestCompareDetectsCPUHog(t *testing.T) {
+	allowed, err := sys.Affinity(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := sys.FormatCPUList(allowed[len(allowed)-1:])
+	dir := t.TempDir()
+	run := func(out string) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		args := []string{"run", "messaging:groups=1,loops=300", "-r", "7", "--cpus", cpu, "--counters", "none", "--monitor", "none", "-o", filepath.Join(dir, out)}
+		if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 0 {
+			t.Fatalf("kdelta %v: exit %d: %s", args, code, stderr.String())
+		}
+	}
+	run("a.json")
+	// The hog: a shell spinning in a loop, confined to the same CPU.
+	hog := exec.Command("taskset", "-c", cpu, "sh", "-c", "while :; do :; done")
+	if err := hog.Start(); err != nil {
+		t.Skipf("taskset (util-linux) not available: %v", err)
+	}
+	defer func() { hog.Process.Kill(); hog.Wait() }()
+	run("b.json")
+	hog.Process.Kill()
+
+	var stdout, stderr bytes.Buffer
+	args := []string{"compare", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json"), "--format", "csv"}
+	if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stderr.String())
+	}
+	var verdict string
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) > 17 && f[0] == "messaging" && f[2] == "time" && f[5] == "b" {
+			verdict = f[17]
+		}
+	}
+	if verdict != "regressed" {
+		t.Errorf("messaging with a CPU hog: verdict %q, want regressed\n%s", verdict, stdout.String())
+	}
+	// --fail-on regression turns the verdict into exit status 1.
+	args = append(args[:3], "--fail-on", "regression")
+	if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 1 {
+		t.Errorf("compare --fail-on regression: exit %d, want 1", code)
+	}
+}

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+)
+
+func newImportCmd() *cobra.Command {
+	var format, output string
+	c := &cobra.Command{
+		Use:   "import FILE... [-o out.json]",
+		Short: "Read perf stat, perf bench, stress-ng, hackbench, Go benchmark output or a pasted table",
+		Long: `Read the output of other tools into a result set, so it compares like kdelta's
+own: perf stat (-r text, -x, CSV, -j JSON), perf bench (syscall basic, sched
+pipe, sched messaging; several runs concatenated), stress-ng (--metrics,
+--metrics-brief, --yaml), rt-tests hackbench, the Go benchmark format, and
+the tables users paste (a Markdown | Run | Mean | Min | Max | table with
+units). The format is detected; --format forces one. Several files are merged
+into one set. Without -o the set is summarised on stdout.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if format != "" {
+				ok := false
+				for _, f := range result.Formats() {
+					ok = ok || f == format
+				}
+				if !ok {
+					return fmt.Errorf("--format: unknown format %q (one of %s)", format, strings.Join(result.Formats(), ", "))
+				}
+			}
+			var merged *result.Set
+			for _, path := range args {
+				data, err := os.ReadFile(path)
+				if err != nil {
+					return err
+				}
+				s, err := result.Import(path, data, format)
+				if err != nil {
+					return err
+				}
+				if merged == nil {
+					merged = s
+					continue
+				}
+				merged.Benchmarks = append(merged.Benchmarks, s.Benchmarks...)
+				merged.Warnings = append(merged.Warnings, s.Warnings...)
+			}
+			if output != "" {
+				return result.Save(output, merged)
+			}
+			report.Show(c.OutOrStdout(), merged, report.ShowOptions{Runs: true})
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "", "input format (detected when empty): "+strings.Join(result.Formats(), ", "))
+	c.Flags().StringVarP(&output, "output", "o", "", "write the result set to this JSON file")
+	return c
+}
