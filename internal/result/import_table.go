@@ -1,0 +1,415 @@
+package result
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Tables users paste into mails (seed mail 002):
+//
+//	Baseline (without fix):
+//	| Run | Mean      | Min      | Max       |
+//	|-----|-----------|----------|-----------|
+//	| 1   | 10.088 ms | 9.989 ms | 18.848 ms |
+//
+// A table is a header row, a separator line (Markdown's |---|, an ASCII
+// +---+ border, or a rule of dashes) and rows up to the first line that is
+// not a row. Mail quoting ("> ") is ignored. Each column of numbers is a
+// metric, named by its header, in the unit its header gives ("Time (s)")
+// or its cells carry ("10.088 ms"); a Run column numbers the runs; any
+// other text column makes each row a benchmark of its own, with the cell
+// as a parameter. Rows of a table with mean, min and max columns in a unit
+// of time also get a latency summary, as kdelta's latency workloads have.
+//
+// The workload is "table", or the text of a Markdown heading ("## rcu")
+// just above the table. A prose line above it ("Baseline (without fix):")
+// is the set's "title" label instead: it names a column in a comparison,
+// and the two sides of a comparison must share the workload.
+
+var (
+	tableQuoteRE = regexp.MustCompile(`^\s*(?:>\s?)+`)
+	tableSepRE   = regexp.MustCompile(`^[\s|:+\-—–=_]*$`)
+	tableCellRE  = regexp.MustCompile(`^(` + numPat + `)\s*([A-Za-zµ%/][\w/%µ]*)?(?:\s+.*)?$`)
+	tableUnitRE  = regexp.MustCompile(`^(.*?)\s*[(\[]\s*([^()\[\]\s]+)\s*[)\]]\s*$`)
+)
+
+// tableRunHeaders are the headers of a column that numbers runs.
+var tableRunHeaders = map[string]bool{"run": true, "#": true, "iteration": true, "iter": true, "n": true,
+	"no": true, "no.": true, "round": true, "trial": true, "rep": true}
+
+// tableLabelHeaders are the headers of columns that name a configuration,
+// even when their cells look like numbers (kernel 6.15).
+var tableLabelHeaders = map[string]bool{"kernel": true, "version": true, "release": true, "config": true,
+	"configuration": true, "mode": true, "build": true, "commit": true, "branch": true, "patch": true,
+	"host": true, "machine": true, "arch": true, "name": true, "test": true, "benchmark": true,
+	"workload": true, "setup": true, "case": true}
+
+// timeUnits are the units of time a column may mix, as powers of ten of a
+// second.
+var timeUnits = map[string]int{
+	"ns": -9, "nsec": -9, "nsecs": -9,
+	"us": -6, "µs": -6, "usec": -6, "usecs": -6,
+	"ms": -3, "msec": -3, "msecs": -3,
+	"s": 0, "sec": 0, "secs": 0, "seconds": 0,
+}
+
+// scaleTime converts v between units of time. It shifts the decimal
+// exponent of v's shortest decimal form, so 1 ms is 1000 us exactly, not
+// 1000.0000000000001.
+func scaleTime(v float64, from, to string) float64 {
+	shift := timeUnits[from] - timeUnits[to]
+	x, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', -1, 64)+"e"+strconv.Itoa(shift), 64)
+	if err != nil {
+		return v * math.Pow10(shift)
+	}
+	return x
+}
+
+// tableLine is a line with any mail quoting removed.
+func tableLine(l string) string { return tableQuoteRE.ReplaceAllString(l, "") }
+
+func isTableSep(l string) bool {
+	t := strings.TrimSpace(l)
+	if !tableSepRE.MatchString(t) {
+		return false
+	}
+	n := 0
+	for _, r := range t {
+		if r == '-' || r == '—' || r == '–' || r == '=' || r == '_' {
+			n++
+		}
+	}
+	return n >= 3
+}
+
+// tableCells splits a row into its cells; ok is false for a line that is
+// not a row.
+func tableCells(l string) ([]string, bool) {
+	t := strings.TrimSpace(l)
+	if !strings.Contains(t, "|") || isTableSep(t) {
+		return nil, false
+	}
+	t = strings.TrimPrefix(t, "|")
+	t = strings.TrimSuffix(t, "|")
+	cells := strings.Split(t, "|")
+	if len(cells) < 2 {
+		return nil, false
+	}
+	for i := range cells {
+		cells[i] = strings.TrimSpace(cells[i])
+	}
+	return cells, true
+}
+
+func detectTable(in *input) int {
+	for i := 0; i+1 < len(in.lines); i++ {
+		if _, ok := tableCells(tableLine(in.lines[i])); ok && isTableSep(tableLine(in.lines[i+1])) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// parseCell reads "10.088 ms", "51.662" or "31.61% faster".
+func parseCell(c string) (v float64, unit string, ok bool) {
+	m := tableCellRE.FindStringSubmatch(c)
+	if m == nil {
+		return 0, "", false
+	}
+	v, err := parseNum(m[1])
+	if err != nil {
+		return 0, "", false
+	}
+	return v, m[2], true
+}
+
+// missingCell tells whether a cell says there is no value.
+func missingCell(c string) bool {
+	switch strings.ToLower(c) {
+	case "", "-", "—", "–", "n/a", "na", "?":
+		return true
+	}
+	return false
+}
+
+// A table is one table of the file.
+type table struct {
+	line   int // of the header
+	title  string
+	md     bool // the title is a Markdown heading
+	header []string
+	rows   [][]string
+	lines  []int
+}
+
+func readTable(in *input, s *Set) error {
+	var tables []*table
+	n := len(in.lines)
+	for i := 0; i+1 < n; i++ {
+		header, ok := tableCells(tableLine(in.lines[i]))
+		if !ok || !isTableSep(tableLine(in.lines[i+1])) {
+			continue
+		}
+		t := &table{line: i + 1, header: header}
+		t.title, t.md = tableTitle(in, i)
+		k := i + 2
+		for ; k < n; k++ {
+			l := tableLine(in.lines[k])
+			if isTableSep(l) && strings.TrimSpace(l) != "" {
+				continue
+			}
+			cells, ok := tableCells(l)
+			if !ok {
+				break
+			}
+			if len(cells) != len(header) {
+				return in.errorf(k+1, "expected %d cells as in the header of line %d, found %d", len(header), t.line, len(cells))
+			}
+			t.rows = append(t.rows, cells)
+			t.lines = append(t.lines, k+1)
+		}
+		if len(t.rows) == 0 {
+			return in.errorf(min(k+1, n), "expected rows after the table header of line %d", t.line)
+		}
+		tables = append(tables, t)
+		i = k - 1
+	}
+	if len(tables) == 0 {
+		return in.errorf(in.firstLine(), "expected a table: a header row '| A | B |' and a separator line '|---|---|'")
+	}
+	bs := newBenches(s)
+	for ti, t := range tables {
+		workload := "table"
+		if t.md && slug(t.title) != "" {
+			workload = slug(t.title)
+		}
+		base := map[string]string{}
+		if len(tables) > 1 && workload == "table" {
+			base["table"] = strconv.Itoa(ti + 1)
+			if t.title != "" {
+				base["table"] = t.title
+			}
+		}
+		if len(tables) == 1 && !t.md && t.title != "" {
+			s.Labels["title"] = t.title
+		}
+		if err := t.read(in, s, bs, workload, base); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tableTitle finds the line just above the table at index i (past an
+// ASCII border and one blank line): a Markdown heading or a line of prose.
+func tableTitle(in *input, i int) (string, bool) {
+	j := i - 1
+	for j >= 0 && isTableSep(tableLine(in.lines[j])) && strings.TrimSpace(tableLine(in.lines[j])) != "" {
+		j--
+	}
+	if j >= 0 && strings.TrimSpace(tableLine(in.lines[j])) == "" {
+		j--
+	}
+	if j < 0 {
+		return "", false
+	}
+	l := strings.TrimSpace(tableLine(in.lines[j]))
+	if _, row := tableCells(l); row || l == "" {
+		return "", false
+	}
+	if strings.HasPrefix(l, "#") {
+		return strings.TrimSpace(strings.TrimLeft(l, "#")), true
+	}
+	return strings.TrimSpace(strings.TrimSuffix(l, ":")), false
+}
+
+// A tableCol is what a column of the table holds.
+type tableCol struct {
+	name    string
+	unit    string
+	metric  bool
+	run     bool
+	param   bool
+	missing bool
+}
+
+func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[string]string) error {
+	cols := make([]tableCol, len(t.header))
+	// used keeps column names distinct: two "Mean" columns are mean and
+	// mean-2, not one metric read twice.
+	used := map[string]bool{}
+	nmetric := 0
+	for c, h := range t.header {
+		col := &cols[c]
+		name, unit := h, ""
+		if m := tableUnitRE.FindStringSubmatch(h); m != nil && m[1] != "" {
+			name, unit = m[1], m[2]
+		}
+		col.name, col.unit = slug(name), unit
+		if col.unit == "%" || strings.HasSuffix(col.name, "%") {
+			// "Improvement (%)" and "Improvement %" name the same column.
+			col.name = strings.Trim(strings.TrimSuffix(col.name, "%"), "-")
+		}
+		if col.name == "" {
+			col.name = "col" + strconv.Itoa(c+1)
+		}
+		for k := 2; used[col.name]; k++ {
+			if !used[col.name+"-"+strconv.Itoa(k)] {
+				col.name += "-" + strconv.Itoa(k)
+			}
+		}
+		used[col.name] = true
+		if tableRunHeaders[strings.ToLower(h)] {
+			col.run = true
+			continue
+		}
+		if tableLabelHeaders[col.name] {
+			col.param = true
+			continue
+		}
+		first := ""
+		for _, r := range t.rows {
+			if !missingCell(r[c]) {
+				first = r[c]
+				break
+			}
+		}
+		if first == "" {
+			col.missing = true
+			continue
+		}
+		if _, u, ok := parseCell(first); ok {
+			col.metric = true
+			if col.unit == "" {
+				col.unit = u
+			}
+			nmetric++
+		} else {
+			col.param = true
+		}
+	}
+	if nmetric == 0 {
+		return in.errorf(t.line, "expected a column of numbers in the table (a number per cell, with or without a unit)")
+	}
+	for ri, row := range t.rows {
+		ln := t.lines[ri]
+		params := map[string]string{}
+		for k, v := range base {
+			params[k] = v
+		}
+		for c, col := range cols {
+			if col.param {
+				params[col.name] = row[c]
+			}
+		}
+		b := bs.get(workload, params)
+		r := addRun(b)
+		for c, col := range cols {
+			cell := row[c]
+			if col.run && cell != "" {
+				if r.Info == nil {
+					r.Info = map[string]string{}
+				}
+				r.Info["run"] = cell
+			}
+			if !col.metric || missingCell(cell) {
+				continue
+			}
+			v, u, ok := parseCell(cell)
+			if !ok {
+				return in.errorf(ln, "expected a number in column %q, found %q", t.header[c], cell)
+			}
+			if u != "" && u != col.unit {
+				_, ok1 := timeUnits[u]
+				_, ok2 := timeUnits[col.unit]
+				if !ok1 || !ok2 {
+					return in.errorf(ln, "column %q mixes units %s and %s", t.header[c], col.unit, u)
+				}
+				v = scaleTime(v, u, col.unit)
+			}
+			if !hasMetric(b, col.name) {
+				dir, known := tableBetter(t.header[c], col.unit)
+				if !known {
+					s.Warnings = append(s.Warnings, in.warnf(t.line, "table: column %q has no known direction: taken as lower is better", t.header[c]))
+				}
+				addMetric(b, Metric{Name: col.name, Unit: col.unit, Better: dir})
+			}
+			r.Values[col.name] = v
+		}
+		r.Latency = tableLatency(cols, r.Values)
+	}
+	return nil
+}
+
+// tableBetter gives a column's direction from its header and unit.
+func tableBetter(header, unit string) (Better, bool) {
+	h := strings.ToLower(header)
+	for _, w := range []string{"throughput", "bandwidth", "per sec", "ops/s", "/s", "rate", "speed", "improvement", "faster", "speedup"} {
+		if strings.Contains(h, w) {
+			return Higher, true
+		}
+	}
+	if strings.HasSuffix(unit, "/s") || strings.HasSuffix(unit, "/sec") {
+		return Higher, true
+	}
+	if _, ok := timeUnits[unit]; ok {
+		return Lower, true
+	}
+	for _, w := range []string{"time", "latency", "mean", "median", "min", "max", "avg", "p50", "p90", "p99", "duration", "elapsed"} {
+		if strings.Contains(h, w) {
+			return Lower, true
+		}
+	}
+	return Lower, false
+}
+
+// tableLatency summarises a row with mean, min and max columns in units
+// of time, in the mean's unit; the count of operations is not in such
+// tables (0).
+func tableLatency(cols []tableCol, v map[string]float64) *Latency {
+	unit := ""
+	byName := map[string]string{}
+	for _, c := range cols {
+		if c.metric {
+			byName[c.name] = c.unit
+		}
+	}
+	get := func(names ...string) (float64, bool) {
+		for _, n := range names {
+			u, ok := byName[n]
+			x, has := v[n]
+			if !ok || !has {
+				continue
+			}
+			if unit == "" {
+				unit = u
+			}
+			if u != unit {
+				_, ok1 := timeUnits[u]
+				_, ok2 := timeUnits[unit]
+				if !ok1 || !ok2 {
+					return 0, false
+				}
+				x = scaleTime(x, u, unit)
+			}
+			return x, true
+		}
+		return 0, false
+	}
+	mean, ok1 := get("mean", "avg", "average")
+	lo, ok2 := get("min", "minimum")
+	hi, ok3 := get("max", "maximum")
+	if !ok1 || !ok2 || !ok3 {
+		return nil
+	}
+	if _, ok := timeUnits[unit]; !ok {
+		return nil
+	}
+	l := &Latency{Unit: unit, Mean: mean, Min: lo, Max: hi}
+	l.P50, _ = get("median", "p50")
+	l.P90, _ = get("p90")
+	l.P99, _ = get("p99")
+	return l
+}
