@@ -1,0 +1,764 @@
+package workload
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sys"
+)
+
+// The messaging workload is perf bench sched messaging (and rt-tests
+// hackbench) rebuilt on the same topology: groups of fds receivers and fds
+// senders, one socketpair or pipe per receiver, every sender writing
+// loops messages of size bytes to every receiver of its group.
+//
+// Runtime path: every measured read, write and poll is a raw system call
+// (sys.Raw*) on a locked OS thread, so the kernel sees the same calls the C
+// reference makes and the Go scheduler adds no entersyscall/exitsyscall
+// work or thread hand-offs. A raw call that blocks keeps its P, so Prepare
+// raises GOMAXPROCS above the number of threads that can block at once:
+// every worker thread plus the main thread in thread mode (GOMAXPROCS 803
+// for perf's -g 20 -t, which works), and the one thread that blocks in
+// each process in process mode. From its barrier to its last message a
+// worker runs only nosplit code, so the scheduler never preempts it.
+//
+// Process mode forks its workers without exec by default (spawn=fork,
+// sys.ForkRaw), as perf does: each is one thread running raw system calls.
+// spawn=exec re-executes the binary for each worker instead; each is then
+// a Go runtime, and a run's counters also hold its start-up (about 200
+// system calls and dozens of context switches per worker, against a
+// handful after a fork), and its sysmon thread wakes every 10 ms while the
+// worker's P is held by a raw call, barrier and timed window included.
+
+const (
+	roleMsgReceiver = "messaging-receiver"
+	roleMsgSender   = "messaging-sender"
+)
+
+func init() {
+	Register(messaging{})
+	RegisterWorker(roleMsgReceiver, msgReceiverMain)
+	RegisterWorker(roleMsgSender, msgSenderMain)
+}
+
+type messaging struct{}
+
+func (messaging) Name() string { return "messaging" }
+
+func (messaging) Doc() string {
+	return "perf bench sched messaging / hackbench: groups of senders spraying receivers over socketpairs or pipes"
+}
+
+func (messaging) Params() []Param {
+	return []Param{
+		{Name: "groups", Kind: Int, Default: "10", Min: 1, Doc: "groups of senders and receivers (perf -g)"},
+		{Name: "fds", Kind: Int, Default: "20", Min: 1, Doc: "receivers, and senders, per group (hackbench -f)"},
+		{Name: "loops", Kind: Int, Default: "100", Min: 1, Doc: "messages each sender writes to each receiver (perf -l)"},
+		{Name: "size", Kind: Int, Default: "100", Min: 1, Doc: "bytes per message (hackbench -s)"},
+		{Name: "mode", Kind: String, Default: "process", Choices: []string{"process", "thread"}, Doc: "workers are processes or threads (perf -t)"},
+		{Name: "ipc", Kind: String, Default: "socket", Choices: []string{"socket", "pipe"}, Doc: "AF_UNIX socketpairs or pipes (perf -p)"},
+		{Name: "spawn", Kind: String, Default: "fork", Choices: []string{"fork", "exec"}, Doc: "process mode: fork the workers without exec, as perf does, or re-execute the binary for each (a Go runtime per worker)"},
+	}
+}
+
+func (messaging) Metrics() []result.Metric {
+	return []result.Metric{{
+		Name: "time", Unit: "s", Better: result.Lower,
+		Doc: "from the last ready byte (just before the wake-up write) to the last worker reaped or joined, as perf's Total time",
+	}}
+}
+
+// msgMaxSize bounds a message; hackbench's default is 100 bytes and a
+// message that does not fit a socket buffer only measures splitting.
+const msgMaxSize = 1 << 20
+
+func (messaging) Validate(v Values) error {
+	if s := v.Int("size"); s > msgMaxSize {
+		return fmt.Errorf("parameter size: bad value %d (at most %d)", s, msgMaxSize)
+	}
+	return nil
+}
+
+// msgConfig is a messaging run's parameters.
+type msgConfig struct {
+	groups, fds, loops, size int
+	thread, pipe, exec       bool
+}
+
+func msgConfigOf(v Values) msgConfig {
+	return msgConfig{
+		groups: v.Int("groups"),
+		fds:    v.Int("fds"),
+		loops:  v.Int("loops"),
+		size:   v.Int("size"),
+		thread: v.String("mode") == "thread",
+		pipe:   v.String("ipc") == "pipe",
+		exec:   v.String("spawn") == "exec",
+	}
+}
+
+func (c msgConfig) workers() int { return 2 * c.groups * c.fds }
+
+// messages is the number of messages a run moves.
+func (c msgConfig) messages() int64 {
+	return int64(c.groups) * int64(c.fds) * int64(c.fds) * int64(c.loops)
+}
+
+// pair returns one fd pair as perf's fdpair does: a blocking AF_UNIX
+// stream socketpair or a pipe. The first fd is read, the second written.
+func (c msgConfig) pair() (r, w int, err error) {
+	if c.pipe {
+		return sys.Pipe()
+	}
+	return sys.SocketPair()
+}
+
+func (messaging) Run(t *Task) error {
+	c := msgConfigOf(t.Params)
+	t.Info("mode", t.Params.String("mode"))
+	t.Info("ipc", t.Params.String("ipc"))
+	t.Info("workers", strconv.Itoa(c.workers()))
+	if err := msgRaiseNoFile(t, c); err != nil {
+		return err
+	}
+	var (
+		res     msgResult
+		elapsed time.Duration
+		err     error
+	)
+	switch {
+	case c.thread:
+		elapsed, res, err = msgRunThreads(t, c)
+	case c.exec:
+		t.Info("spawn", "exec")
+		elapsed, res, err = msgRunExec(t, c)
+	default:
+		t.Info("spawn", "fork")
+		elapsed, res, err = msgRunForked(t, c)
+	}
+	if err != nil {
+		return err
+	}
+	t.Info("gomaxprocs", strconv.Itoa(runtime.GOMAXPROCS(0)))
+	t.Set("time", elapsed.Seconds())
+	t.SetOps(float64(c.messages()))
+	t.Count("messages_sent", float64(res.sent))
+	t.Count("messages_received", float64(res.received))
+	if res.sent != c.messages() || res.received != c.messages() {
+		return fmt.Errorf("messaging: sent %d and received %d messages, want %d", res.sent, res.received, c.messages())
+	}
+	return nil
+}
+
+// msgRaiseNoFile makes room for the run's descriptors. Thread mode holds
+// every pair in one process (40 × groups + 4 at perf's defaults, which is
+// why `perf bench sched messaging -g 26 -t` fails under a 1024 limit);
+// process mode holds one group's pairs at most, but with spawn=exec also
+// one pidfd per live worker.
+func msgRaiseNoFile(t *Task, c msgConfig) error {
+	need := uint64(c.workers() + 2*c.fds + 64)
+	soft, _, err := sys.NoFileLimit()
+	if err != nil {
+		return fmt.Errorf("messaging: read RLIMIT_NOFILE: %w", err)
+	}
+	if soft >= need {
+		t.Info("nofile", fmt.Sprintf("%d, enough for the %d needed", soft, need))
+		return nil
+	}
+	got, err := sys.RaiseNoFileLimit(need)
+	if err != nil {
+		return fmt.Errorf("messaging: %d groups of %d need about %d descriptors: %w", c.groups, c.fds, need, err)
+	}
+	t.Info("nofile", fmt.Sprintf("raised from %d to %d for the %d needed", soft, got, need))
+	return nil
+}
+
+// msgResult holds the workers' own tallies.
+type msgResult struct{ sent, received int64 }
+
+// workerBarrier is perf's ready(): tell the parent this worker is ready
+// with one byte on the shared ready fd, then wait for the single wake-up
+// byte, which nobody consumes, so every poller wakes at once.
+func workerBarrier(readyW, wakeR int) error {
+	if e := sys.RawBarrier(readyW, wakeR); e != 0 {
+		return fmt.Errorf("barrier (ready fd %d, wake fd %d): %w", readyW, wakeR, e)
+	}
+	return nil
+}
+
+// msgReceive is perf's receiver: after the barrier, read packets messages
+// of len(buf) bytes from fd, looping on short reads. It returns the number
+// of whole messages read. From the barrier to the last message it runs
+// only nosplit code (see sys.RawReadMessages), so the Go scheduler never
+// preempts it.
+func msgReceive(fd, readyW, wakeR, packets int, buf []byte) (int64, error) {
+	if err := workerBarrier(readyW, wakeR); err != nil {
+		return 0, err
+	}
+	n, e := sys.RawReadMessages(fd, buf, packets)
+	switch {
+	case e != 0:
+		return int64(n), fmt.Errorf("read fd %d: %w", fd, e)
+	case n < packets:
+		return int64(n), fmt.Errorf("read fd %d: end of file after %d of %d messages", fd, n, packets)
+	}
+	return int64(n), nil
+}
+
+// msgSend is perf's sender: after the barrier, loops times write one
+// message to each of outs in turn, looping on short writes. It returns the
+// number of whole messages written. Like msgReceive, it runs only nosplit
+// code from the barrier on.
+func msgSend(outs []int, readyW, wakeR, loops int, buf []byte) (int64, error) {
+	if err := workerBarrier(readyW, wakeR); err != nil {
+		return 0, err
+	}
+	n, e := sys.RawWriteMessages(outs, buf, loops)
+	if e != 0 {
+		return int64(n), fmt.Errorf("write: %w", e)
+	}
+	return int64(n), nil
+}
+
+// kickWorkers is the parent's side of the barrier: read one ready byte
+// per worker, take the start time, write the single wake-up byte.
+func kickWorkers(readyR, wakeW, workers int) (time.Time, error) {
+	var b [1]byte
+	for i := 0; i < workers; {
+		n, e := sys.RawRead(readyR, b[:])
+		switch {
+		case e == sys.EINTR:
+			continue
+		case e != 0:
+			return time.Time{}, fmt.Errorf("read ready fd %d: %w", readyR, e)
+		case n == 0:
+			return time.Time{}, fmt.Errorf("ready fd %d closed after %d of %d workers were ready", readyR, i, workers)
+		}
+		i++
+	}
+	start := time.Now()
+	if err := sys.RawWriteFull(wakeW, b[:]); err != nil {
+		return time.Time{}, fmt.Errorf("wake: %w", err)
+	}
+	return start, nil
+}
+
+// msgFds closes a list of descriptors on return.
+type msgFds []int
+
+func (f *msgFds) add(fds ...int) { *f = append(*f, fds...) }
+
+func (f msgFds) close() {
+	for _, fd := range f {
+		sys.Close(fd)
+	}
+}
+
+// msgRunThreads runs every worker as a locked OS thread in this process;
+// like perf -t, it closes no descriptor until the run is over.
+func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
+	workers := c.workers()
+	// Every worker can block in a raw read, write or poll, and so can the
+	// main thread while it collects ready and done bytes.
+	Prepare(workers + 1)
+
+	var fds msgFds
+	defer func() { fds.close() }()
+	readyR, readyW, err := c.pair()
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(readyR, readyW)
+	wakeR, wakeW, err := c.pair()
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(wakeR, wakeW)
+	// Joining: each thread writes one byte here when its work is done and
+	// the main thread reads them all, as pthread_join waits for each
+	// thread. A pipe, whatever ipc says, because it is not part of the
+	// benchmark's topology.
+	doneR, doneW, err := sys.Pipe()
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(doneR, doneW)
+	ins := make([]int, c.groups*c.fds)
+	outs := make([][]int, c.groups)
+	for g := range outs {
+		outs[g] = make([]int, c.fds)
+		for i := range outs[g] {
+			r, w, err := c.pair()
+			if err != nil {
+				return 0, msgResult{}, fmt.Errorf("messaging: pair %d of group %d: %w", i, g, err)
+			}
+			fds.add(r, w)
+			ins[g*c.fds+i], outs[g][i] = r, w
+		}
+	}
+
+	counts := make([]atomic.Int64, workers)
+	var (
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	worker := func(i int, body func(buf []byte) (int64, error)) {
+		// Locked for good: the thread exits with the goroutine, as a
+		// pthread does, instead of going back to the runtime's pool.
+		runtime.LockOSThread()
+		buf := make([]byte, c.size)
+		n, err := body(buf)
+		counts[i].Store(n)
+		if err != nil {
+			fail(err)
+		}
+		// Nosplit too: no preemption between the last message and the
+		// join.
+		if e := sys.RawWriteByte(doneW); e != 0 {
+			fail(fmt.Errorf("write done fd %d: %w", doneW, e))
+		}
+	}
+
+	if err := t.Ready(); err != nil {
+		return 0, msgResult{}, err
+	}
+	// Receivers first, then senders, group by group, as perf creates them.
+	idx := 0
+	for g := 0; g < c.groups; g++ {
+		for i := 0; i < c.fds; i++ {
+			in := ins[g*c.fds+i]
+			go worker(idx, func(buf []byte) (int64, error) {
+				return msgReceive(in, readyW, wakeR, c.fds*c.loops, buf)
+			})
+			idx++
+		}
+		for i := 0; i < c.fds; i++ {
+			out := outs[g]
+			go worker(idx, func(buf []byte) (int64, error) {
+				return msgSend(out, readyW, wakeR, c.loops, buf)
+			})
+			idx++
+		}
+	}
+	start, err := kickWorkers(readyR, wakeW, workers)
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	done := make([]byte, workers)
+	for got := 0; got < workers; {
+		n, e := sys.RawRead(doneR, done[got:])
+		if e == sys.EINTR {
+			continue
+		}
+		if e != 0 {
+			return 0, msgResult{}, fmt.Errorf("messaging: read done fd %d: %w", doneR, e)
+		}
+		got += n
+	}
+	elapsed := time.Since(start)
+
+	mu.Lock()
+	err = firstErr
+	mu.Unlock()
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	n := make([]int64, workers)
+	for i := range counts {
+		n[i] = counts[i].Load()
+	}
+	return elapsed, msgTallies(c, n), nil
+}
+
+// msgForked is a forked worker's orders; the child reads its own copy,
+// taken at the fork.
+type msgForked struct {
+	in, closeFd   int // receiver: its pair's read and write ends
+	outs          []int
+	readyW, wakeR int
+	count         int // messages to read, or loops to write
+	buf           []byte
+	tally         []int64 // shared with the parent
+	idx           int
+}
+
+// msgForkedReceiver is a forked receiver's whole life: it closes its
+// pair's write end, as perf's receiver does, then runs msgReceive's
+// barrier and loop. It may only run nosplit raw calls (see sys.ForkRaw).
+//
+//go:nosplit
+//go:norace
+func msgForkedReceiver(p unsafe.Pointer) int {
+	a := (*msgForked)(p)
+	sys.RawClose(a.closeFd)
+	if sys.RawBarrier(a.readyW, a.wakeR) != 0 {
+		return 2
+	}
+	n, e := sys.RawReadMessages(a.in, a.buf, a.count)
+	a.tally[a.idx] = int64(n)
+	if e != 0 || n < a.count {
+		return 1
+	}
+	return 0
+}
+
+// msgForkedSender is a forked sender's whole life: msgSend's barrier and
+// loop.
+//
+//go:nosplit
+//go:norace
+func msgForkedSender(p unsafe.Pointer) int {
+	a := (*msgForked)(p)
+	if sys.RawBarrier(a.readyW, a.wakeR) != 0 {
+		return 2
+	}
+	n, e := sys.RawWriteMessages(a.outs, a.buf, a.count)
+	a.tally[a.idx] = int64(n)
+	if e != 0 {
+		return 1
+	}
+	return 0
+}
+
+// msgRunForked runs every worker as a forked child, as perf's default
+// mode does, with perf's descriptor handling: a child inherits what the
+// parent holds when it is forked, a receiver closes its pair's write end,
+// and the parent closes each pair's read end once its receiver is forked
+// and a group's write ends once its senders are. The children end without
+// a signal to the parent: perf's SIGCHLD is dropped by the kernel at
+// SIG_DFL, while a Go parent catches SIGCHLD and would run a handler for
+// each.
+func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
+	workers := c.workers()
+	// Only the main thread blocks in raw calls here (the ready reads);
+	// reaping goes through the runtime's blocking path.
+	Prepare(1)
+
+	var fds msgFds
+	defer func() { fds.close() }()
+	readyR, readyW, err := c.pair()
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(readyR, readyW)
+	wakeR, wakeW, err := c.pair()
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(wakeR, wakeW)
+	tally, unmap, err := sys.SharedInt64s(workers)
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	defer unmap()
+	buf := make([]byte, c.size)
+
+	if err := t.Ready(); err != nil {
+		return 0, msgResult{}, err
+	}
+	pids := make([]int, 0, workers)
+	abort := func(err error) (time.Duration, msgResult, error) {
+		for _, pid := range pids {
+			_ = sys.Signal(pid, syscall.SIGKILL)
+			_ = sys.WaitChild(pid)
+		}
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fork := func(body func(unsafe.Pointer) int, a *msgForked) error {
+		pid, err := sys.ForkRaw(body, unsafe.Pointer(a), 0)
+		if err != nil {
+			return err
+		}
+		pids = append(pids, pid)
+		return nil
+	}
+	for g := 0; g < c.groups; g++ {
+		outs := make([]int, 0, c.fds)
+		closeOuts := func() {
+			for _, fd := range outs {
+				sys.Close(fd)
+			}
+		}
+		for i := 0; i < c.fds; i++ {
+			r, w, err := c.pair()
+			if err != nil {
+				closeOuts()
+				return abort(err)
+			}
+			err = fork(msgForkedReceiver, &msgForked{in: r, closeFd: w, readyW: readyW, wakeR: wakeR,
+				count: c.fds * c.loops, buf: buf, tally: tally, idx: len(pids)})
+			sys.Close(r)
+			outs = append(outs, w)
+			if err != nil {
+				closeOuts()
+				return abort(err)
+			}
+		}
+		for i := 0; i < c.fds; i++ {
+			err := fork(msgForkedSender, &msgForked{in: -1, closeFd: -1, outs: outs, readyW: readyW, wakeR: wakeR,
+				count: c.loops, buf: buf, tally: tally, idx: len(pids)})
+			if err != nil {
+				closeOuts()
+				return abort(err)
+			}
+		}
+		closeOuts()
+	}
+
+	t0, err := kickWorkers(readyR, wakeW, workers)
+	if err != nil {
+		return abort(err)
+	}
+	var waitErr error
+	for i, pid := range pids {
+		if err := sys.WaitChild(pid); err != nil && waitErr == nil {
+			waitErr = fmt.Errorf("messaging: worker %d: %w", i, err)
+		}
+	}
+	elapsed := time.Since(t0)
+	if waitErr != nil {
+		return 0, msgResult{}, waitErr
+	}
+	return elapsed, msgTallies(c, tally), nil
+}
+
+// msgTallies sums the workers' counts, by creation index.
+func msgTallies(c msgConfig, counts []int64) msgResult {
+	var res msgResult
+	for i, n := range counts {
+		// Worker i of each group's 2 × fds is a receiver for i < fds.
+		if i%(2*c.fds) < c.fds {
+			res.received += n
+		} else {
+			res.sent += n
+		}
+	}
+	return res
+}
+
+// msgRunExec runs every worker as a re-executed helper process, each
+// handed only the descriptors it uses; the parent closes each pair's read
+// end once its receiver runs and a group's write ends once its senders
+// run.
+func msgRunExec(t *Task, c msgConfig) (time.Duration, msgResult, error) {
+	workers := c.workers()
+	// Only the main thread blocks in raw calls here (the ready reads);
+	// reaping goes through the runtime's blocking path.
+	Prepare(1)
+
+	var fds msgFds
+	defer func() { fds.close() }()
+	readyR, readyW, err := c.pair()
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(readyR)
+	wakeR, wakeW, err := c.pair()
+	if err != nil {
+		sys.Close(readyW)
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(wakeW)
+	readyWF := os.NewFile(uintptr(readyW), "ready")
+	wakeRF := os.NewFile(uintptr(wakeR), "wake")
+	defer readyWF.Close()
+	defer wakeRF.Close()
+	results, err := sys.MemFile("kdelta-messaging", int64(8*workers))
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	defer results.Close()
+
+	if err := t.Ready(); err != nil {
+		return 0, msgResult{}, err
+	}
+	defer workerProcsEnv()()
+	cmds := make([]*exec.Cmd, 0, workers)
+	abort := func(err error) (time.Duration, msgResult, error) {
+		for _, cmd := range cmds {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	start := func(role string, args []string, files []*os.File) error {
+		cmd, err := StartWorker(role, args, files)
+		if err != nil {
+			return err
+		}
+		cmds = append(cmds, cmd)
+		return nil
+	}
+	size := strconv.Itoa(c.size)
+	for g := 0; g < c.groups; g++ {
+		outs := make([]*os.File, 0, c.fds)
+		closeOuts := func() {
+			for _, f := range outs {
+				f.Close()
+			}
+		}
+		for i := 0; i < c.fds; i++ {
+			r, w, err := c.pair()
+			if err != nil {
+				closeOuts()
+				return abort(err)
+			}
+			in := os.NewFile(uintptr(r), "in")
+			outs = append(outs, os.NewFile(uintptr(w), "out"))
+			args := []string{strconv.Itoa(len(cmds)), strconv.Itoa(c.fds * c.loops), size}
+			err = start(roleMsgReceiver, args, []*os.File{in, readyWF, wakeRF, results})
+			in.Close()
+			if err != nil {
+				closeOuts()
+				return abort(err)
+			}
+		}
+		for i := 0; i < c.fds; i++ {
+			args := []string{strconv.Itoa(len(cmds)), strconv.Itoa(c.loops), size}
+			files := append([]*os.File{readyWF, wakeRF, results}, outs...)
+			if err := start(roleMsgSender, args, files); err != nil {
+				closeOuts()
+				return abort(err)
+			}
+		}
+		closeOuts()
+	}
+	// With the parent's copy of the ready end closed, workers that all die
+	// before the barrier end the wait with EOF instead of a hang.
+	readyWF.Close()
+
+	t0, err := kickWorkers(readyR, wakeW, workers)
+	if err != nil {
+		return abort(err)
+	}
+	var waitErr error
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil && waitErr == nil {
+			waitErr = fmt.Errorf("messaging: worker %d (%s): %w", i, cmd.Args[2], err)
+		}
+	}
+	elapsed := time.Since(t0)
+	if waitErr != nil {
+		return 0, msgResult{}, waitErr
+	}
+
+	buf := make([]byte, 8*workers)
+	if _, err := results.ReadAt(buf, 0); err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: read worker tallies: %w", err)
+	}
+	counts := make([]int64, workers)
+	for i := range counts {
+		counts[i] = int64(binary.NativeEndian.Uint64(buf[8*i:]))
+	}
+	return elapsed, msgTallies(c, counts), nil
+}
+
+// workerProcs is the GOMAXPROCS a helper process with one thread blocking
+// in raw calls wants: what Prepare(1) asks for.
+const workerProcs = 1 + 2
+
+// workerProcsEnv sets GOMAXPROCS=workerProcs in the environment that
+// helper processes inherit, unless it is set already, and returns the
+// function that takes it out again. The helpers then start with the Ps
+// Prepare(1) asks for instead of raising GOMAXPROCS themselves, a
+// stop-the-world that, measured at start-up on two CPUs, cost each helper
+// dozens of 100 µs futex sleeps and as many context switches.
+func workerProcsEnv() (restore func()) {
+	if _, ok := os.LookupEnv("GOMAXPROCS"); ok {
+		return func() {}
+	}
+	os.Setenv("GOMAXPROCS", strconv.Itoa(workerProcs))
+	return func() { os.Unsetenv("GOMAXPROCS") }
+}
+
+// msgWorkerArgs parses a process-mode worker's arguments: its index in
+// the tally file, its message or loop count and the message size.
+func msgWorkerArgs(args []string) (idx, count, size int, err error) {
+	if len(args) != 3 {
+		return 0, 0, 0, fmt.Errorf("want 3 arguments (index, count, size), got %q", args)
+	}
+	var v [3]int
+	for i, a := range args {
+		if v[i], err = strconv.Atoi(a); err != nil || v[i] < 0 {
+			return 0, 0, 0, fmt.Errorf("bad argument %q", a)
+		}
+	}
+	if v[2] < 1 {
+		return 0, 0, 0, fmt.Errorf("bad message size %d", v[2])
+	}
+	return v[0], v[1], v[2], nil
+}
+
+// msgTally writes a worker's count into slot idx of the tally file.
+func msgTally(f *os.File, idx int, n int64) error {
+	var b [8]byte
+	binary.NativeEndian.PutUint64(b[:], uint64(n))
+	if _, err := f.WriteAt(b[:], int64(8*idx)); err != nil {
+		return fmt.Errorf("write tally: %w", err)
+	}
+	return nil
+}
+
+var errMsgFiles = errors.New("wrong number of descriptors")
+
+// msgReceiverMain is a receiver process: fds 3-6 are its pair's read end,
+// the ready and wake fds and the tally file.
+func msgReceiverMain(args []string, files []*os.File) error {
+	idx, packets, size, err := msgWorkerArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 4 {
+		return fmt.Errorf("%w: %d, want 4", errMsgFiles, len(files))
+	}
+	runtime.LockOSThread()
+	Prepare(1)
+	buf := make([]byte, size)
+	n, err := msgReceive(int(files[0].Fd()), int(files[1].Fd()), int(files[2].Fd()), packets, buf)
+	if err != nil {
+		return err
+	}
+	return msgTally(files[3], idx, n)
+}
+
+// msgSenderMain is a sender process: fds 3-5 are the ready and wake fds
+// and the tally file, and the rest the write ends of its group's pairs.
+func msgSenderMain(args []string, files []*os.File) error {
+	idx, loops, size, err := msgWorkerArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(files) < 4 {
+		return fmt.Errorf("%w: %d, want at least 4", errMsgFiles, len(files))
+	}
+	runtime.LockOSThread()
+	Prepare(1)
+	outs := make([]int, len(files)-3)
+	for i := range outs {
+		outs[i] = int(files[3+i].Fd())
+	}
+	buf := make([]byte, size)
+	n, err := msgSend(outs, int(files[0].Fd()), int(files[1].Fd()), loops, buf)
+	if err != nil {
+		return err
+	}
+	return msgTally(files[2], idx, n)
+}
