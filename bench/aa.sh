@@ -16,9 +16,11 @@ claims=0 total=0 inconclusive=0
 for i in $(seq 1 "$k"); do
 	"$dir/kdelta" run --quick -o "$dir/a$i.json" >/dev/null 2>&1
 	"$dir/kdelta" run --quick -o "$dir/b$i.json" >/dev/null 2>&1
-	"$dir/kdelta" compare "$dir/a$i.json" "$dir/b$i.json" --format csv >"$dir/c$i.csv"
-	# Column 18 is the verdict; the baseline's rows have none.
-	read -r c t n < <(awk -F, 'NR > 1 && $18 != "" { t++; if ($18 == "improved" || $18 == "regressed") c++; if ($18 ~ /^inconclusive/) n++ } END { print c+0, t+0, n+0 }' "$dir/c$i.csv")
+	"$dir/kdelta" compare "$dir/a$i.json" "$dir/b$i.json" >"$dir/c$i.txt"
+	# One "B vs A: change [interval] p verdict" line per workload and metric.
+	t=$(grep -c ' vs A: ' "$dir/c$i.txt" || true)
+	c=$(grep -cE ' vs A: .* (improved|regressed)$' "$dir/c$i.txt" || true)
+	n=$(grep -cE ' vs A: .* inconclusive' "$dir/c$i.txt" || true)
 	echo "pair $i: $c of $t verdicts claimed a change ($n inconclusive)"
 	claims=$((claims + c)) total=$((total + t)) inconclusive=$((inconclusive + n))
 done
