@@ -26,6 +26,9 @@ if ((${#missing[@]})); then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 go mod download
+# benchstat, to check that kdelta's benchfmt output reads back.
+GOBIN="$(go env GOPATH)/bin" go install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+export PATH="$(go env GOPATH)/bin:$PATH"
 
 step "format and vet"
 unformatted=$(gofmt -l cmd internal bench)

@@ -22,6 +22,21 @@ import (
 	"strings"
 )
 
+// fifo, when set, runs both sides under SCHED_FIFO.
+var fifo int
+
+// placement returns the reference's command prefix and kdelta's flags for
+// the same CPUs and policy.
+func placement(p pair) (ref []string, kd []string) {
+	ref = []string{"taskset", "-c", p.cpus}
+	kd = []string{"--cpus", p.cpus}
+	if fifo > 0 {
+		ref = append([]string{"chrt", "-f", strconv.Itoa(fifo)}, ref...)
+		kd = append(kd, "--fifo", strconv.Itoa(fifo))
+	}
+	return ref, kd
+}
+
 // A figure is one number each side reports, compared as a ratio.
 type figure struct {
 	name   string
@@ -46,6 +61,7 @@ func main() {
 	kd := flag.String("kdelta", "", "path to the kdelta binary (required)")
 	pairs := flag.Int("pairs", 7, "interleaved pairs per workload (at least 5)")
 	only := flag.String("only", "", "comma-separated workload names to run (default all)")
+	flag.IntVar(&fifo, "fifo", 0, "run both sides under SCHED_FIFO at this priority (chrt -f, --fifo): steadier on a busy machine")
 	flag.Parse()
 	if *kd == "" || *pairs < 5 {
 		fmt.Fprintln(os.Stderr, "fidelity: -kdelta PATH required, -pairs at least 5")
@@ -121,12 +137,13 @@ func measure(kd string, p pair, n int) error {
 // with perf stat, once each.
 func perOp(kd string, p pair) error {
 	events := "context-switches,raw_syscalls:sys_enter"
-	refArgs := append([]string{"stat", "-x,", "-e", events, "--", "taskset", "-c", p.cpus}, p.ref...)
+	pre, kflags := placement(p)
+	refArgs := append(append([]string{"stat", "-x,", "-e", events, "--"}, pre...), p.ref...)
 	rc, err := perfStat(refArgs)
 	if err != nil {
 		return fmt.Errorf("perf stat reference: %w", err)
 	}
-	kdArgs := []string{"stat", "-x,", "-e", events, "--", kd, "run", p.spec, "-r", "1", "--warmup", "0", "--cpus", p.cpus}
+	kdArgs := append([]string{"stat", "-x,", "-e", events, "--", kd, "run", p.spec, "-r", "1", "--warmup", "0", "--counters", "none", "--monitor", "none"}, kflags...)
 	kc, err := perfStat(kdArgs)
 	if err != nil {
 		return fmt.Errorf("perf stat kdelta: %w", err)
@@ -162,8 +179,8 @@ func perfStat(args []string) (map[string]float64, error) {
 }
 
 func runRef(p pair) ([]float64, error) {
-	args := append([]string{"-c", p.cpus}, p.ref...)
-	cmd := exec.Command("taskset", args...)
+	pre, _ := placement(p)
+	cmd := exec.Command(pre[0], append(pre[1:], p.ref...)...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -188,7 +205,9 @@ func runKdelta(kd string, p pair) ([]float64, error) {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "r.json")
-	cmd := exec.Command(kd, "run", p.spec, "-r", "1", "--warmup", "0", "--cpus", p.cpus, "-o", path)
+	_, kflags := placement(p)
+	args := append([]string{"run", p.spec, "-r", "1", "--warmup", "0", "--counters", "none", "--monitor", "none", "-o", path}, kflags...)
+	cmd := exec.Command(kd, args...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
