@@ -55,6 +55,10 @@ type pair struct {
 	figs   []figure
 	tool   string // binary the reference needs
 	target float64
+	// short is the same pair with a tenth of the operations: per-op counts
+	// are the difference of the two runs' counts over the difference of
+	// their operations, so start-up and exit cancel out.
+	short *pair
 }
 
 func main() {
@@ -133,23 +137,47 @@ func measure(kd string, p pair, n int) error {
 	return perOp(kd, p)
 }
 
-// perOp counts context switches and syscalls per operation on both sides
-// with perf stat, once each.
-func perOp(kd string, p pair) error {
-	events := "context-switches,raw_syscalls:sys_enter"
+const events = "context-switches,raw_syscalls:sys_enter"
+
+// counts runs both sides of p once under perf stat.
+func counts(kd string, p pair) (ref, kdelta map[string]float64, err error) {
 	pre, kflags := placement(p)
 	refArgs := append(append([]string{"stat", "-x,", "-e", events, "--"}, pre...), p.ref...)
-	rc, err := perfStat(refArgs)
-	if err != nil {
-		return fmt.Errorf("perf stat reference: %w", err)
+	if ref, err = perfStat(refArgs); err != nil {
+		return nil, nil, fmt.Errorf("perf stat reference: %w", err)
 	}
 	kdArgs := append([]string{"stat", "-x,", "-e", events, "--", kd, "run", p.spec, "-r", "1", "--warmup", "0", "--counters", "none", "--monitor", "none"}, kflags...)
-	kc, err := perfStat(kdArgs)
-	if err != nil {
-		return fmt.Errorf("perf stat kdelta: %w", err)
+	if kdelta, err = perfStat(kdArgs); err != nil {
+		return nil, nil, fmt.Errorf("perf stat kdelta: %w", err)
+	}
+	return ref, kdelta, nil
+}
+
+// perOp counts context switches and syscalls per operation on both sides
+// with perf stat: the median over three rounds of the difference between a
+// full and a short run, divided by the difference in operations.
+func perOp(kd string, p pair) error {
+	var rs, ks = map[string][]float64{}, map[string][]float64{}
+	for round := 0; round < 3; round++ {
+		rl, kl, err := counts(kd, p)
+		if err != nil {
+			return err
+		}
+		rsh, ksh := map[string]float64{}, map[string]float64{}
+		dops := p.ops
+		if p.short != nil {
+			if rsh, ksh, err = counts(kd, *p.short); err != nil {
+				return err
+			}
+			dops = p.ops - p.short.ops
+		}
+		for _, ev := range []string{"context-switches", "raw_syscalls:sys_enter"} {
+			rs[ev] = append(rs[ev], (rl[ev]-rsh[ev])/dops)
+			ks[ev] = append(ks[ev], (kl[ev]-ksh[ev])/dops)
+		}
 	}
 	for _, ev := range []string{"context-switches", "raw_syscalls:sys_enter"} {
-		r, k := rc[ev]/p.ops, kc[ev]/p.ops
+		r, k := median(rs[ev]), median(ks[ev])
 		fmt.Printf("%-28s %-22s per op: kdelta %.4f  ref %.4f  ratio %.3f\n", p.name, ev, k, r, k/r)
 	}
 	return nil

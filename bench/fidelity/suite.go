@@ -2,39 +2,63 @@ package main
 
 import "strconv"
 
-// suite lists the workload pairs. Placement: the single-task and
+// suite lists the workload pairs, each with a short twin of a tenth of
+// the operations for per-op counts. Placement: the single-task and
 // ping-pong workloads run on one CPU (the reference's usual taskset -c N),
 // the many-task ones on all CPUs of this two-core machine.
 func suite() []pair {
-	const (
-		sysLoops  = 10000000
-		pipeLoops = 200000
-	)
 	usecsPerOp := grab(`([0-9.]+) usecs/op`)
 	total := grab(`Total time: ([0-9.]+) \[sec\]`)
-	ps := []pair{
-		{
-			name: "syscall getppid", cpus: "1", tool: "perf", target: 0.05, ops: sysLoops,
-			ref:  []string{"perf", "bench", "syscall", "basic", "-l", strconv.Itoa(sysLoops)},
-			spec: "syscall:syscall=getppid,calls=" + strconv.Itoa(sysLoops),
+	syscall := func(n int) pair {
+		return pair{
+			name: "syscall getppid", cpus: "1", tool: "perf", target: 0.05, ops: float64(n),
+			ref:  []string{"perf", "bench", "syscall", "basic", "-l", strconv.Itoa(n)},
+			spec: "syscall:syscall=getppid,calls=" + strconv.Itoa(n),
 			figs: []figure{{name: "ns/call", better: "lower", ref: scaled(usecsPerOp, 1000), kdelta: "ns/call"}},
-		},
-		{
-			name: "pipe process legacy", cpus: "1", tool: "perf", target: 0.05, ops: pipeLoops,
-			ref:  []string{"perf", "bench", "sched", "pipe", "-l", strconv.Itoa(pipeLoops)},
-			spec: "pipe:mode=process,order=legacy,loops=" + strconv.Itoa(pipeLoops),
-			figs: []figure{{name: "usecs/op", better: "lower", ref: usecsPerOp, kdelta: "usecs/op"}},
-		},
-		{
-			name: "pipe thread legacy", cpus: "1", tool: "perf", target: 0.05, ops: pipeLoops,
-			ref:  []string{"perf", "bench", "sched", "pipe", "-T", "-l", strconv.Itoa(pipeLoops)},
-			spec: "pipe:mode=thread,order=legacy,loops=" + strconv.Itoa(pipeLoops),
-			figs: []figure{{name: "usecs/op", better: "lower", ref: usecsPerOp, kdelta: "usecs/op"}},
-		},
+		}
 	}
-	// messaging: perf bench sched messaging in its four shapes.
-	const groups, loops = 10, 100
-	msgs := float64(groups * 20 * 20 * loops)
+	pipe := func(mode string, n int) pair {
+		ref := []string{"perf", "bench", "sched", "pipe", "-l", strconv.Itoa(n)}
+		if mode == "thread" {
+			ref = append(ref, "-T")
+		}
+		return pair{
+			name: "pipe " + mode + " legacy", cpus: "1", tool: "perf", target: 0.05, ops: float64(n), ref: ref,
+			spec: "pipe:mode=" + mode + ",order=legacy,loops=" + strconv.Itoa(n),
+			figs: []figure{{name: "usecs/op", better: "lower", ref: usecsPerOp, kdelta: "usecs/op"}},
+		}
+	}
+	messaging := func(name string, flags []string, spec string, loops int) pair {
+		const groups = 10
+		ref := append([]string{"perf", "bench", "sched", "messaging", "-g", strconv.Itoa(groups), "-l", strconv.Itoa(loops)}, flags...)
+		return pair{
+			name: name, cpus: "0-1", tool: "perf", target: 0.10, ops: float64(groups * 20 * 20 * loops), ref: ref,
+			spec: "messaging:groups=" + strconv.Itoa(groups) + ",loops=" + strconv.Itoa(loops) + "," + spec,
+			figs: []figure{{name: "time s", better: "lower", ref: total, kdelta: "time"}},
+		}
+	}
+	kill := func(n int) pair {
+		// Debian 12's stress-ng 0.15 reads pid_max on every bogo-op:
+		// pidmax=every-op makes the same calls.
+		return pair{
+			name: "kill stress-ng", cpus: "0-1", tool: "stress-ng", target: 0.10, ops: float64(n),
+			ref:  []string{"stress-ng", "--kill", "1", "--kill-ops", strconv.Itoa(n), "--metrics"},
+			spec: "kill:instances=1,pidmax=every-op,ops=" + strconv.Itoa(n),
+			figs: []figure{
+				{name: "bogo-ops/s", better: "higher", ref: grab(`kill\s+\d+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+([0-9.]+)`), kdelta: "bogo-ops/s"},
+				{name: "kill-calls/s", better: "higher", ref: grab(`kill\s+([0-9.]+) kill calls per sec`), kdelta: "kill-calls/s"},
+			},
+		}
+	}
+	with := func(long, short pair) pair {
+		long.short = &short
+		return long
+	}
+	ps := []pair{
+		with(syscall(10000000), syscall(1000000)),
+		with(pipe("process", 200000), pipe("process", 20000)),
+		with(pipe("thread", 200000), pipe("thread", 20000)),
+	}
 	for _, m := range []struct {
 		name  string
 		flags []string
@@ -45,22 +69,8 @@ func suite() []pair {
 		{"messaging process pipe", []string{"-p"}, "mode=process,ipc=pipe"},
 		{"messaging thread pipe", []string{"-t", "-p"}, "mode=thread,ipc=pipe"},
 	} {
-		ref := append([]string{"perf", "bench", "sched", "messaging", "-g", strconv.Itoa(groups), "-l", strconv.Itoa(loops)}, m.flags...)
-		ps = append(ps, pair{
-			name: m.name, cpus: "0-1", tool: "perf", target: 0.10, ops: msgs, ref: ref,
-			spec: "messaging:groups=" + strconv.Itoa(groups) + ",loops=" + strconv.Itoa(loops) + "," + m.spec,
-			figs: []figure{{name: "time s", better: "lower", ref: total, kdelta: "time"}},
-		})
+		ps = append(ps, with(messaging(m.name, m.flags, m.spec, 100), messaging(m.name, m.flags, m.spec, 10)))
 	}
-	const killOps = 20000
-	ps = append(ps, pair{
-		name: "kill stress-ng", cpus: "0-1", tool: "stress-ng", target: 0.10, ops: killOps,
-		ref:  []string{"stress-ng", "--kill", "1", "--kill-ops", strconv.Itoa(killOps), "--metrics"},
-		spec: "kill:instances=1,ops=" + strconv.Itoa(killOps),
-		figs: []figure{
-			{name: "bogo-ops/s", better: "higher", ref: grab(`kill\s+\d+\s+[0-9.]+\s+[0-9.]+\s+[0-9.]+\s+([0-9.]+)`), kdelta: "bogo-ops/s"},
-			{name: "kill-calls/s", better: "higher", ref: grab(`kill\s+([0-9.]+) kill calls per sec`), kdelta: "kill-calls/s"},
-		},
-	})
+	ps = append(ps, with(kill(20000), kill(2000)))
 	return ps
 }

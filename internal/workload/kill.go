@@ -65,6 +65,8 @@ func (killWorkload) Params() []Param {
 		{Name: "ops", Kind: Int, Default: "20000", Min: 1, Doc: "bogo-ops per instance (stress-ng --kill-ops); kill calls in mode self"},
 		{Name: "ramp", Kind: Bool, Default: "true", Doc: "sleep 5.0, 4.5, ... 1.0 ms before the first nine bogo-ops, as stress-ng does"},
 		{Name: "mode", Kind: String, Default: "stress-ng", Choices: []string{"stress-ng", "self"}, Doc: "stress-ng's sequence, or a tight kill(getpid(), SIGUSR1) loop on one thread"},
+		{Name: "pidmax", Kind: String, Default: "once", Choices: []string{"once", "every-op"},
+			Doc: "read /proc/sys/kernel/pid_max once (current stress-ng) or on every bogo-op, 3 more syscalls (stress-ng 0.15, Debian 12)"},
 	}
 }
 
@@ -187,8 +189,12 @@ func unusedPid(r *rand.Rand, pidMax int) (pid int, probes int64) {
 }
 
 // killLoop runs ops bogo-ops of killOp. It allocates nothing.
-func killLoop(ops int, ramp bool, self, child, pidMax int, r *rand.Rand) killStats {
+func killLoop(ops int, ramp, pidMaxEveryOp bool, self, child, pidMax int, r *rand.Rand) killStats {
 	var st killStats
+	// For pidmax=every-op: stress-ng 0.15 reads pid_max before each guess
+	// of an unused pid; the buffers are made once, outside the loop.
+	path := []byte("/proc/sys/kernel/pid_max\x00")
+	var buf [32]byte
 	delay := 5 * time.Millisecond
 	var timed time.Duration
 	for op := 0; op < ops; op++ {
@@ -207,6 +213,11 @@ func killLoop(ops int, ramp bool, self, child, pidMax int, r *rand.Rand) killSta
 			case killChild:
 				pid = child
 			case killUnused:
+				if pidMaxEveryOp {
+					if n, e := sys.RawReadFile(path, buf[:]); e == 0 {
+						pidMax = atoiPrefix(buf[:n], pidMax)
+					}
+				}
 				var n int64
 				pid, n = unusedPid(r, pidMax)
 				st.probes += n
@@ -283,7 +294,7 @@ func (killWorkload) Run(t *Task) error {
 		return fmt.Errorf("kill: %w", err)
 	}
 	for i := 0; i < n; i++ {
-		args := []string{strconv.Itoa(i), strconv.Itoa(ops), strconv.FormatBool(ramp)}
+		args := []string{strconv.Itoa(i), strconv.Itoa(ops), strconv.FormatBool(ramp), t.Params.String("pidmax")}
 		cmd, err := StartWorker(roleKillInstance, args, []*os.File{readyWF, wakeRF, tally})
 		if err != nil {
 			return abort(err)
@@ -381,6 +392,22 @@ func killSelfRun(t *Task, ops int) error {
 	return nil
 }
 
+// atoiPrefix parses the decimal number at the start of b, or returns def.
+func atoiPrefix(b []byte, def int) int {
+	n, digits := 0, 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + int(c-'0')
+		digits++
+	}
+	if digits == 0 || n < 2 {
+		return def
+	}
+	return n
+}
+
 // readPidMax returns /proc/sys/kernel/pid_max, or the kernel's default
 // when it cannot be read.
 func readPidMax() int {
@@ -398,8 +425,8 @@ func readPidMax() int {
 // killInstanceMain is one stress-ng kill instance: fds 3-5 are the ready
 // and wake fds and the tally file.
 func killInstanceMain(args []string, files []*os.File) error {
-	if len(args) != 3 {
-		return fmt.Errorf("want 3 arguments (index, ops, ramp), got %q", args)
+	if len(args) != 4 {
+		return fmt.Errorf("want 4 arguments (index, ops, ramp, pidmax), got %q", args)
 	}
 	idx, err := strconv.Atoi(args[0])
 	if err != nil || idx < 0 {
@@ -445,6 +472,7 @@ func killInstanceMain(args []string, files []*os.File) error {
 		return fmt.Errorf("SIGUSR1 is not ignored after signal.Ignore (%v)", err)
 	}
 	pidMax := readPidMax()
+	everyOp := args[3] == "every-op"
 	r := rand.New(rand.NewPCG(uint64(os.Getpid()), uint64(time.Now().UnixNano())))
 
 	if err := workerBarrier(int(files[0].Fd()), int(files[1].Fd())); err != nil {
@@ -455,7 +483,7 @@ func killInstanceMain(args []string, files []*os.File) error {
 	// per-instance time also takes in its start-up and the synchronised
 	// start, but those are process start-up, not kill().
 	start := time.Now()
-	loop := killLoop(ops, ramp, os.Getpid(), child, pidMax, r)
+	loop := killLoop(ops, ramp, everyOp, os.Getpid(), child, pidMax, r)
 	stopErr := stop()
 	wall := time.Since(start)
 	if stopErr != nil {
