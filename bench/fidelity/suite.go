@@ -71,6 +71,17 @@ func suite() []pair {
 	} {
 		ps = append(ps, with(messaging(m.name, m.flags, m.spec, 100), messaging(m.name, m.flags, m.spec, 10)))
 	}
+	// rt-tests hackbench: the same algorithm from a small C binary, whose
+	// forked workers tear down a small address space at exit (inside the
+	// timed window), as kdelta's do; perf's workers are copies of perf.
+	hackbench := func(loops int) pair {
+		p := messaging("messaging process (hackbench)", nil, "mode=process,ipc=socket", loops)
+		p.tool = "hackbench"
+		p.ref = []string{"hackbench", "-g", "10", "-l", strconv.Itoa(loops)}
+		p.figs = []figure{{name: "time s", better: "lower", ref: grab(`Time: ([0-9.]+)`), kdelta: "time"}}
+		return p
+	}
+	ps = append(ps, with(hackbench(100), hackbench(10)))
 	ps = append(ps, with(kill(20000), kill(2000)))
 	return ps
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/vm"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -49,6 +50,12 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		case workload.WorkerArg:
 			return workload.WorkerMain(args[1:])
 		}
+	}
+	// As a guest's /init (kdelta vm) the binary runs the job in the
+	// initramfs. Measured children re-execute /init with ChildArg and are
+	// dispatched above.
+	if vm.IsGuest() {
+		return vm.GuestMain()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -85,7 +92,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd())
 	return root
 }
 

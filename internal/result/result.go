@@ -60,6 +60,68 @@ type Benchmark struct {
 	// compared with Welch's t from the summary statistics, never as one
 	// sample.
 	Summaries map[string]Summary `json:"summaries,omitempty"`
+	// Profiles are what perf sampled during extra runs of the benchmark
+	// (kdelta run --profile). Sampling perturbs timing, so those runs are
+	// kept here, never in Runs or in statistics.
+	Profiles []Profile `json:"profiles,omitempty"`
+}
+
+// A Profile is a symbol table sampled by perf record during one run, or
+// imported from a saved perf report or perf script text.
+type Profile struct {
+	// Source says where the profile came from: "perf record", or the
+	// imported file and its format.
+	Source string `json:"source,omitempty"`
+	// Event is the event perf sampled: cycles when the PMU has it,
+	// cpu-clock (perf's own fallback) otherwise.
+	Event      string `json:"event,omitempty"`
+	CallGraph  bool   `json:"call_graph,omitempty"`
+	SystemWide bool   `json:"system_wide,omitempty"`
+	// Samples is the total number of samples; SamplesEstimated says it was
+	// derived from the percentages of a cut table rather than counted.
+	Samples          int64 `json:"samples,omitempty"`
+	SamplesEstimated bool  `json:"samples_estimated,omitempty"`
+	// Ops is the number of operations the profiled run did; 0 when
+	// unknown.
+	Ops float64 `json:"ops,omitempty"`
+	// Run is the profiled run itself, for its status and values.
+	Run *Run `json:"run,omitempty"`
+	// CutOff is the smallest overhead (percent) in a table that is, or may
+	// be, cut: a symbol missing from it was below CutOff, not absent. 0
+	// means every sampled symbol is listed.
+	CutOff  float64         `json:"cutoff,omitempty"`
+	Symbols []ProfileSymbol `json:"symbols,omitempty"`
+	// Stacks are call stacks with their samples, heaviest first, when the
+	// profile was recorded with call graphs.
+	Stacks []ProfileStack `json:"stacks,omitempty"`
+	// Unavailable says why no profile was taken (perf missing, refused).
+	Unavailable string   `json:"unavailable,omitempty"`
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+// A ProfileSymbol is one row of a perf report: where samples landed.
+type ProfileSymbol struct {
+	// Overhead is the symbol's own share of all samples, in percent.
+	Overhead float64 `json:"overhead"`
+	// Children is its share with its callees (perf report --children).
+	Children float64 `json:"children,omitempty"`
+	Samples  int64   `json:"samples,omitempty"`
+	Command  string  `json:"command,omitempty"`
+	DSO      string  `json:"dso,omitempty"`
+	Symbol   string  `json:"symbol,omitempty"`
+	Kernel   bool    `json:"kernel,omitempty"`
+}
+
+// A ProfileStack is one call stack, leaf first, and its samples.
+type ProfileStack struct {
+	Samples int64          `json:"samples"`
+	Frames  []ProfileFrame `json:"frames"`
+}
+
+// A ProfileFrame is one function of a call stack and the object it is in.
+type ProfileFrame struct {
+	Symbol string `json:"sym"`
+	DSO    string `json:"dso,omitempty"`
 }
 
 // A Summary stands for n runs whose values were not kept.
