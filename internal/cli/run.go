@@ -26,6 +26,8 @@ func newRunCmd() *cobra.Command {
 		labels               []string
 		quick                bool
 		cf                   counterFlags
+		uf                   untilFlags
+		pf                   profileFlags
 	)
 	c := &cobra.Command{
 		Use:   "run [WORKLOAD[:k=v,...]]...",
@@ -36,7 +38,7 @@ every workload, then run 2, ...). With -o the result set is rewritten after
 every run, so an interrupted run keeps what it finished.
 
 --quick runs a short suite of every seed workload (under two minutes on a
-two-core machine) with -r 3 unless -r is given.`,
+two-core machine) with -r 5 unless -r is given.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			var specs []workload.Spec
 			if quick {
@@ -46,7 +48,7 @@ two-core machine) with -r 3 unless -r is given.`,
 				}
 				specs = append(specs, q...)
 				if !c.Flags().Changed("repeat") {
-					repeat = 3
+					repeat = 5
 				}
 			}
 			for _, a := range args {
@@ -113,8 +115,18 @@ two-core machine) with -r 3 unless -r is given.`,
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
 			}
 			opt.Warnings = set0warn
-			set, err := runner.Run(c.Context(), specs, opt)
+			set, err := uf.run(c, specs, opt)
+			if set == nil {
+				return err
+			}
+			if err == nil {
+				// Profiled runs come after the measured ones and stay
+				// out of their statistics.
+				err = pf.record(c.Context(), c.Flags(), set, specs, opt, output)
+			}
 			report.Show(c.OutOrStdout(), set, report.ShowOptions{})
+			pf.show(c.OutOrStdout(), set)
+			uf.report(c.OutOrStdout())
 			if output == "" {
 				fmt.Fprintln(c.ErrOrStderr(), "kdelta: results not saved (use -o FILE)")
 			}
@@ -134,6 +146,8 @@ two-core machine) with -r 3 unless -r is given.`,
 	f.StringVarP(&output, "output", "o", "", "write the result set to this JSON file, after every run")
 	f.BoolVar(&quick, "quick", false, "run the quick suite of every seed workload")
 	cf.register(f, "all")
+	uf.register(f)
+	pf.register(f)
 	return c
 }
 
