@@ -28,6 +28,7 @@ func newRunCmd() *cobra.Command {
 		cf                   counterFlags
 		uf                   untilFlags
 		pf                   profileFlags
+		rf                   recordFlags
 	)
 	c := &cobra.Command{
 		Use:   "run [WORKLOAD[:k=v,...]]...",
@@ -35,7 +36,8 @@ func newRunCmd() *cobra.Command {
 		Long: `Run workloads, each measured run in a fresh child process with the
 requested CPU affinity and scheduling policy. Runs are interleaved (run 1 of
 every workload, then run 2, ...). With -o the result set is rewritten after
-every run, so an interrupted run keeps what it finished.
+every run, so an interrupted run keeps what it finished; the store (kdelta
+results) records it after every run too, unless --no-store.
 
 --quick runs a short suite of every seed workload (under two minutes on a
 two-core machine) with -r 5 unless -r is given.`,
@@ -94,11 +96,11 @@ two-core machine) with -r 5 unless -r is given.`,
 			if err := runner.Check(opt); err != nil {
 				return err
 			}
-			hook, schedstat, err := cf.hook(opt.CPUs, false)
+			hook, warmHook, schedstat, err := cf.hooks(opt.CPUs, false)
 			if err != nil {
 				return err
 			}
-			opt.OnReady = hook
+			opt.OnReady, opt.OnReadyWarmup = hook, warmHook
 			if schedstat {
 				restore, err := counter.EnableSchedstats("/")
 				if err != nil {
@@ -115,6 +117,14 @@ two-core machine) with -r 5 unless -r is given.`,
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
 			}
 			opt.Warnings = set0warn
+			rec, err := rf.open(c.Context())
+			if err != nil {
+				return err
+			}
+			defer rec.done(c.ErrOrStderr())
+			if rec != nil {
+				opt.Record = rec.record
+			}
 			set, err := uf.run(c, specs, opt)
 			if set == nil {
 				return err
@@ -124,10 +134,15 @@ two-core machine) with -r 5 unless -r is given.`,
 				// out of their statistics.
 				err = pf.record(c.Context(), c.Flags(), set, specs, opt, output)
 			}
+			// Runs added after the first pass and profiles reach the
+			// store here.
+			if rerr := rec.record(set); rerr != nil && err == nil {
+				err = rerr
+			}
 			report.Show(c.OutOrStdout(), set, report.ShowOptions{})
 			pf.show(c.OutOrStdout(), set)
 			uf.report(c.OutOrStdout())
-			if output == "" {
+			if output == "" && rec == nil {
 				fmt.Fprintln(c.ErrOrStderr(), "kdelta: results not saved (use -o FILE)")
 			}
 			if errors.Is(err, runner.ErrInterrupted) {
@@ -148,6 +163,7 @@ two-core machine) with -r 5 unless -r is given.`,
 	cf.register(f, "all")
 	uf.register(f)
 	pf.register(f)
+	rf.register(f)
 	return c
 }
 

@@ -22,6 +22,7 @@ func newStatCmd() *cobra.Command {
 		timeout      time.Duration
 		labels       []string
 		cf           counterFlags
+		rf           recordFlags
 	)
 	c := &cobra.Command{
 		Use:   "stat [flags] -- CMD [ARGS...]",
@@ -34,7 +35,8 @@ The spread "( +- x% )" is the standard error of the mean relative to the mean,
 as perf stat prints it; "sd x%" beside it is the standard deviation relative
 to the mean, the spread of a single run. The command's output goes to
 stderr. With -o the runs are written as a result set that compares like any
-other (kdelta compare).`,
+other (kdelta compare); the store (kdelta results) records them too, unless
+--no-store.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if repeat < 1 {
@@ -62,12 +64,21 @@ other (kdelta compare).`,
 			if err := runner.Check(opt); err != nil {
 				return err
 			}
-			hook, _, err := cf.hook(opt.CPUs, true)
+			// stat has no warm-up runs: every run counts -e, as perf stat.
+			hook, _, _, err := cf.hooks(opt.CPUs, true)
 			if err != nil {
 				return err
 			}
 			opt.OnReady = hook
 			opt.Env = runner.Fingerprint(Version)
+			rec, err := rf.open(c.Context())
+			if err != nil {
+				return err
+			}
+			defer rec.done(c.ErrOrStderr())
+			if rec != nil {
+				opt.Record = rec.record
+			}
 			set, err := runner.Run(c.Context(), []workload.Spec{runner.CommandSpec(args)}, opt)
 			report.PerfStat(c.OutOrStdout(), set)
 			if errors.Is(err, runner.ErrInterrupted) {
@@ -93,5 +104,6 @@ other (kdelta compare).`,
 	f.StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable)")
 	f.StringVarP(&output, "output", "o", "", "write the runs as a result set to this JSON file")
 	cf.register(f, "none")
+	rf.register(f)
 	return c
 }

@@ -192,12 +192,17 @@ func TestTracepointLookup(t *testing.T) {
 // TestDefaultEventsHere parses the default list against this machine's
 // tracefs.
 func TestDefaultEventsHere(t *testing.T) {
-	evs, err := ParseEvents(DefaultEventList)
+	evs, err := ParseEvents(DefaultEventList + "," + DefaultProbeList)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(evs) != 7 {
 		t.Fatalf("%d events", len(evs))
+	}
+	for _, e := range evs[:6] {
+		if e.Type == sys.PerfTypeTracepoint {
+			t.Errorf("default event %+v is a tracepoint: it would slow every system call of a measured run", e)
+		}
 	}
 	if tp := evs[6]; tp.Type != sys.PerfTypeTracepoint || (tp.Config == 0 && tp.Unsupported == "") {
 		t.Errorf("raw_syscalls:sys_enter = %+v", tp)

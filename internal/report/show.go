@@ -86,7 +86,13 @@ func showBenchmark(w io.Writer, b *result.Benchmark, opt ShowOptions) {
 			Num(sm.Median), Num(sm.Min), Num(sm.Max))
 	}
 	showRusage(w, measured)
-	showCounters(w, measured)
+	var warm []*result.Run
+	for _, r := range b.Runs {
+		if r.Warmup && r.Status == result.StatusOK {
+			warm = append(warm, r)
+		}
+	}
+	showCounters(w, measured, warm)
 	showMonitors(w, measured)
 	if hasLatency(measured) {
 		showLatencyRuns(w, measured)
@@ -207,8 +213,10 @@ func writeMarkdown(w io.Writer, indent string, rows [][]string) {
 }
 
 // showCounters prints each perf event's mean per run and per operation,
-// and why an event was not counted.
-func showCounters(w io.Writer, rs []*result.Run) {
+// and why an event was not counted. Events counted only on warm-up runs
+// (probes such as the syscall tracepoint, which would slow measured runs)
+// are taken from those and marked.
+func showCounters(w io.Writer, rs, warm []*result.Run) {
 	type acc struct {
 		sum, ops     float64
 		n            int
@@ -218,8 +226,22 @@ func showCounters(w io.Writer, rs []*result.Run) {
 	}
 	var order []string
 	by := map[string]*acc{}
+	fromWarm := map[string]bool{}
+	measuredHas := map[string]bool{}
 	for _, r := range rs {
 		for _, c := range r.Counters {
+			measuredHas[c.Name] = true
+		}
+	}
+	all := append(append([]*result.Run(nil), rs...), warm...)
+	for _, r := range all {
+		for _, c := range r.Counters {
+			if r.Warmup && measuredHas[c.Name] {
+				continue
+			}
+			if r.Warmup {
+				fromWarm[c.Name] = true
+			}
 			a := by[c.Name]
 			if a == nil {
 				a = &acc{unit: c.Unit}
@@ -261,6 +283,9 @@ func showCounters(w io.Writer, rs []*result.Run) {
 		}
 		if a.scaled {
 			line += fmt.Sprintf("  (scaled, counted %.0f%%)", a.runPct)
+		}
+		if fromWarm[name] {
+			line += "  (warm-up runs)"
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}

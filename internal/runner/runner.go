@@ -44,6 +44,10 @@ type Options struct {
 	// go; the returned function is called with the finished run. It is where
 	// counters attach.
 	OnReady func(pid int) (finish func(*result.Run), err error)
+	// OnReadyWarmup, when set, replaces OnReady for warm-up runs: they are
+	// not in the statistics, so they can carry probes that would perturb a
+	// measured run (a syscall tracepoint costs every syscall).
+	OnReadyWarmup func(pid int) (finish func(*result.Run), err error)
 	// CommandOutput receives the output of commands run by kdelta stat;
 	// nil discards it.
 	CommandOutput *os.File
@@ -51,6 +55,10 @@ type Options struct {
 	Env *sysinfo.Fingerprint
 	// Warnings are recorded in the set (the tuning check's findings).
 	Warnings []string
+	// Record, when set, is called with the set wherever Output is
+	// written: after every run. The store records a set this way, run by
+	// run; an error stops the session as a failure to write Output does.
+	Record func(*result.Set) error
 }
 
 // ErrInterrupted is returned when the session was stopped by a signal;
@@ -160,6 +168,11 @@ func newID() string {
 func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set, error) {
 	set := NewSet(specs, opt)
 	save := func() error {
+		if opt.Record != nil {
+			if err := opt.Record(set); err != nil {
+				return err
+			}
+		}
 		if opt.Output == "" {
 			return nil
 		}
@@ -195,7 +208,7 @@ func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set,
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "\r\033[K[%d/%d] %s %s", done, total, b.Workload, runName(warm, idx))
 			}
-			r := runOne(ctx, sp, opt)
+			r := runOne(ctx, sp, opt, warm)
 			r.Index = idx
 			r.Warmup = warm
 			b.Runs = append(b.Runs, r)
@@ -237,7 +250,11 @@ func skip(b *result.Benchmark, reason string) {
 }
 
 // runOne executes one run of sp in a fresh child and returns what happened.
-func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
+func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *result.Run {
+	onReady := opt.OnReady
+	if warm && opt.OnReadyWarmup != nil {
+		onReady = opt.OnReadyWarmup
+	}
 	r := &result.Run{Start: time.Now().UTC(), ExitCode: -1}
 	fail := func(status, format string, args ...any) *result.Run {
 		r.Status = status
@@ -324,8 +341,8 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options) *result.Run {
 			}
 			switch m.Type {
 			case "ready":
-				if opt.OnReady != nil {
-					f, err := opt.OnReady(m.PID)
+				if onReady != nil {
+					f, err := onReady(m.PID)
 					if err != nil {
 						status, reason = result.StatusFailed, err.Error()
 						sys.KillGroup(pgid)
