@@ -502,7 +502,13 @@ func TestWindows(t *testing.T) {
 	os.MkdirAll(filepath.Join(root, "proc"), 0o755)
 	stat := func(ctxt int) {
 		text := "cpu 1 2 3 4\ncpu0 1 2 3 4\nctxt " + strconv.Itoa(ctxt) + "\n"
-		if err := os.WriteFile(filepath.Join(root, "proc", "stat"), []byte(text), 0o644); err != nil {
+		// Written beside and renamed: a window's timer may read the file
+		// at any moment and must never see it half written.
+		tmp := filepath.Join(root, "proc", ".stat.tmp")
+		if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(root, "proc", "stat")); err != nil {
 			t.Fatal(err)
 		}
 	}
