@@ -1,0 +1,701 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// ExitSkip is bisect-run's "cannot tell": git bisect run skips the commit.
+const ExitSkip = 125
+
+// The decisions of bisect-run, also recorded as the label bisect=.
+const (
+	decGood = "good"
+	decBad  = "bad"
+	decSkip = "skip"
+)
+
+func newBisectRunCmd() *cobra.Command {
+	var (
+		good, bad, metric, threshold, cpus, output string
+		specArgs, labels                           []string
+		alpha                                      float64
+		repeat, maxRuns, warmup, fifo              int
+		timeout                                    time.Duration
+		rf                                         recordFlags
+	)
+	c := &cobra.Command{
+		Use:   "bisect-run --good REF [--bad REF] [--workload SPEC]...",
+		Short: "Measure this system against good (and bad) results: exit 0 good, 1 bad, 125 cannot tell, for git bisect run",
+		Long: `Measure the running system and tell git bisect run whether it is good or bad.
+
+The workloads (--workload, repeatable; by default those of the good result set)
+run as kdelta run runs them, -r times each, interleaved. The primary metric of
+each (its first, or --metric) is compared with the good set:
+
+  without --bad  bad when it regressed beyond ±threshold (p < alpha and the
+                 whole confidence interval beyond the band), good when it is
+                 within the band or improved
+  with --bad     good when the whole confidence interval of the change from
+                 good lies on good's side of the midpoint between good and bad
+                 (on the log scale), bad when it lies on bad's side
+
+When that cannot be told yet, more runs are added, -r at a time, up to
+--max-runs per workload; still undecided, the answer is 125 and git bisect
+skips the commit. Runs that fail (the thing under test does not work) also end
+in 125. One line per workload gives the evidence: change, confidence interval,
+p-value and runs. The decision and its evidence are recorded with the measured
+result set (label bisect=good|bad|skip, and its warnings) in the store (unless
+--no-store) and in the file given with -o.
+
+A REF is a result set file (or anything kdelta import reads), the id of a set
+in the store (or its start), or a label query such as kernel=6.15 matching one
+set.
+
+Exit status: 0 good, 1 bad, 125 cannot tell, 2 usage or input error, 130
+interrupted (which makes git bisect run stop). git bisect run counts 2 as bad,
+so try the command by hand once before starting the bisection.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if good == "" {
+				return errors.New("bisect-run: --good is required (a result set measured on a good commit)")
+			}
+			thr, err := parsePercent(threshold)
+			if err != nil {
+				return fmt.Errorf("--threshold: %w", err)
+			}
+			so := stats.Options{Alpha: alpha, Threshold: thr}
+			if err := so.Validate(); err != nil {
+				return fmt.Errorf("--alpha: %w", err)
+			}
+			if repeat < 1 {
+				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
+			}
+			if maxRuns < repeat {
+				return fmt.Errorf("--max-runs: %d is fewer than -r %d", maxRuns, repeat)
+			}
+			if warmup < 0 {
+				return fmt.Errorf("--warmup: must not be negative, got %d", warmup)
+			}
+			refs := newResolver(c.Context(), rf.loc)
+			defer refs.close()
+			goodSet, err := refs.set(good)
+			if err != nil {
+				return fmt.Errorf("--good: %w", err)
+			}
+			var badSet *result.Set
+			if bad != "" {
+				if badSet, err = refs.set(bad); err != nil {
+					return fmt.Errorf("--bad: %w", err)
+				}
+			}
+			specs, err := bisectSpecs(specArgs, goodSet, good)
+			if err != nil {
+				return err
+			}
+			j := &bisectJudge{good: goodSet, bad: badSet, metric: metric, opt: compare.Options{Stats: so}}
+			if err := j.check(specs, good, bad); err != nil {
+				return err
+			}
+			opt, err := measureOptions(cpus, fifo, warmup, repeat, timeout, output, labels)
+			if err != nil {
+				return err
+			}
+			for _, w := range opt.Warnings {
+				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
+			}
+			opt.Labels["bisect.good"] = good
+			if bad != "" {
+				opt.Labels["bisect.bad"] = bad
+			}
+			rec, err := rf.open(c.Context())
+			if err != nil {
+				return err
+			}
+			defer rec.done(c.ErrOrStderr())
+			if rec != nil {
+				opt.Record = rec.record
+			}
+			until := runner.Until{
+				Batch:   repeat,
+				MaxRuns: maxRuns,
+				More: func(set *result.Set) []bool {
+					var more []bool
+					for _, e := range j.judge(set) {
+						more = append(more, e.decision == "")
+					}
+					return more
+				},
+			}
+			set, err := runner.RunUntil(c.Context(), specs, opt, until)
+			if errors.Is(err, runner.ErrInterrupted) {
+				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
+			}
+			if err != nil {
+				return err
+			}
+			evs := j.judge(set)
+			for _, w := range j.warnings {
+				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
+			}
+			decision, code := decSkip, ExitSkip
+			switch {
+			case anyDecision(evs, decBad):
+				decision, code = decBad, ExitBad
+			case !anyDecision(evs, ""):
+				decision, code = decGood, ExitOK
+			}
+			out := c.OutOrStdout()
+			set.Labels["bisect"] = decision
+			for _, e := range evs {
+				line := e.line(maxRuns)
+				fmt.Fprintf(out, "bisect-run: %s\n", line)
+				set.Warnings = append(set.Warnings, "bisect-run: "+line)
+			}
+			set.Warnings = append(set.Warnings, j.warnings...)
+			fmt.Fprintf(out, "bisect-run: %s (exit %d)\n", decision, code)
+			// The decision and its evidence reach the store and the file.
+			if err := rec.record(set); err != nil {
+				return err
+			}
+			if output != "" {
+				if err := result.Save(output, set); err != nil {
+					return err
+				}
+			}
+			if code == ExitOK {
+				return nil
+			}
+			return &exitError{code: code, err: fmt.Errorf("bisect-run: %s", decision)}
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&good, "good", "", "the result set of a good commit (required)")
+	f.StringVar(&bad, "bad", "", "the result set of a bad commit")
+	f.StringArrayVar(&specArgs, "workload", nil, "workload to measure, WORKLOAD[:k=v,...] (repeatable; default: those of the good set)")
+	f.StringVar(&metric, "metric", "", "the metric that decides (default: each workload's first)")
+	f.StringVar(&threshold, "threshold", "5%", "noise band: changes inside ±threshold are no regression (percent)")
+	f.Float64Var(&alpha, "alpha", 0.05, "significance level")
+	f.IntVarP(&repeat, "repeat", "r", 5, "measured runs per workload, and per batch of runs added")
+	f.IntVar(&maxRuns, "max-runs", 20, "measured runs per workload at most before answering 125")
+	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload (recorded, not counted)")
+	f.StringVar(&cpus, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
+	f.IntVar(&fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
+	f.DurationVar(&timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")
+	f.StringArrayVar(&labels, "label", nil, "label the measured result set, k=v (repeatable)")
+	f.StringVarP(&output, "output", "o", "", "write the measured result set, with the decision and its evidence, to this JSON file")
+	rf.register(f)
+	return c
+}
+
+// measureOptions are the runner options of bisect-run, from its flags, with
+// the fingerprint taken and the tuning warnings in Warnings.
+func measureOptions(cpus string, fifo, warmup, repeat int, timeout time.Duration, output string, labels []string) (*runner.Options, error) {
+	opt := &runner.Options{
+		Repeat:  repeat,
+		Warmup:  warmup,
+		FIFO:    fifo,
+		Timeout: timeout,
+		Output:  output,
+		Command: append([]string{"kdelta"}, os.Args[1:]...),
+		Version: Version,
+		Labels:  map[string]string{},
+	}
+	if cpus != "" {
+		list, err := sys.ParseCPUList(cpus)
+		if err != nil {
+			return nil, fmt.Errorf("--cpus: %w", err)
+		}
+		opt.CPUs = list
+	}
+	for _, l := range labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--label: %q is not key=value", l)
+		}
+		opt.Labels[k] = v
+	}
+	if err := runner.Check(opt); err != nil {
+		return nil, err
+	}
+	opt.Env = runner.Fingerprint(Version)
+	opt.Warnings = sysinfo.Warnings(opt.Env, opt.CPUs)
+	return opt, nil
+}
+
+// bisectSpecs parses the --workload arguments or, without any, rebuilds
+// the workloads of the good set from their names and parameters.
+func bisectSpecs(args []string, good *result.Set, ref string) ([]workload.Spec, error) {
+	var specs []workload.Spec
+	for _, a := range args {
+		sp, err := workload.ParseSpec(a)
+		if err != nil {
+			return nil, fmt.Errorf("--workload: %w", err)
+		}
+		specs = append(specs, sp)
+	}
+	if len(specs) > 0 {
+		return specs, nil
+	}
+	for _, b := range good.Benchmarks {
+		w, ok := workload.Lookup(b.Workload)
+		if !ok {
+			return nil, fmt.Errorf("--good %s: workload %q is not one kdelta runs; name what to measure with --workload", ref, b.Workload)
+		}
+		vals, err := workload.Resolve(w, b.Params)
+		if err != nil {
+			return nil, fmt.Errorf("--good %s: %w; name what to measure with --workload", ref, err)
+		}
+		specs = append(specs, workload.Spec{Workload: w, Values: vals})
+	}
+	if len(specs) == 0 {
+		return nil, fmt.Errorf("--good %s: no workloads in the set", ref)
+	}
+	return specs, nil
+}
+
+// A bisectJudge decides whether measured benchmarks are good or bad.
+type bisectJudge struct {
+	good, bad *result.Set
+	metric    string // "" for each benchmark's first metric
+	opt       compare.Options
+	// warnings found while judging, each said once.
+	warnings []string
+}
+
+// check fails, before anything runs, when a workload cannot be judged: it
+// has no counterpart in the good (or bad) set, or no metric --metric.
+func (j *bisectJudge) check(specs []workload.Spec, goodRef, badRef string) error {
+	for _, sp := range specs {
+		b := &result.Benchmark{Workload: sp.Workload.Name(), Params: map[string]string(sp.Values), Metrics: workload.MetricsOf(sp)}
+		if _, err := j.metricOf(b); err != nil {
+			return fmt.Errorf("--metric: %w", err)
+		}
+		if _, _, err := counterpart(b, len(specs), j.good); err != nil {
+			return fmt.Errorf("--good %s: %w", goodRef, err)
+		}
+		if j.bad != nil {
+			if _, _, err := counterpart(b, len(specs), j.bad); err != nil {
+				return fmt.Errorf("--bad %s: %w", badRef, err)
+			}
+		}
+	}
+	return nil
+}
+
+// metricOf returns the metric of b that decides.
+func (j *bisectJudge) metricOf(b *result.Benchmark) (result.Metric, error) {
+	if j.metric == "" {
+		if len(b.Metrics) == 0 {
+			return result.Metric{}, fmt.Errorf("%s has no metrics", b.Key())
+		}
+		return b.Metrics[0], nil
+	}
+	var names []string
+	for _, m := range b.Metrics {
+		if m.Name == j.metric {
+			return m, nil
+		}
+		names = append(names, m.Name)
+	}
+	return result.Metric{}, fmt.Errorf("workload %s has no metric %q (it has %s)", b.Workload, j.metric, strings.Join(names, ", "))
+}
+
+// counterpart finds b's benchmark in ref: the one with the same workload
+// and parameters; else the only one of the same workload; else, when b is
+// the only benchmark measured and ref holds one imported from another tool
+// (its workload is none of kdelta's), that one: an imported stress-ng
+// result against a command workload that runs stress-ng. The note says
+// which fallback matched.
+func counterpart(b *result.Benchmark, measured int, ref *result.Set) (*result.Benchmark, string, error) {
+	var same []*result.Benchmark
+	for _, o := range ref.Benchmarks {
+		if o.Key() == b.Key() {
+			return o, "", nil
+		}
+		if o.Workload == b.Workload {
+			same = append(same, o)
+		}
+	}
+	switch {
+	case len(same) == 1:
+		return same[0], fmt.Sprintf("%s compared with %s (parameters differ)", b.Key(), same[0].Key()), nil
+	case len(same) == 0 && measured == 1 && len(ref.Benchmarks) == 1:
+		o := ref.Benchmarks[0]
+		if _, ours := workload.Lookup(o.Workload); !ours {
+			return o, fmt.Sprintf("%s compared with %s, the only benchmark of the reference", b.Key(), o.Key()), nil
+		}
+	}
+	var keys []string
+	for _, o := range ref.Benchmarks {
+		keys = append(keys, o.Key())
+	}
+	return nil, "", fmt.Errorf("no benchmark matches %s (it has %s)", b.Key(), strings.Join(keys, "; "))
+}
+
+// compareWith compares b's metric m with its counterpart in ref, through
+// the same comparison kdelta compare makes.
+func (j *bisectJudge) compareWith(ref *result.Set, b *result.Benchmark, measured int, m result.Metric) (stats.Comparison, error) {
+	o, note, err := counterpart(b, measured, ref)
+	if err != nil {
+		return stats.Comparison{}, err
+	}
+	if note != "" {
+		j.warn(note)
+	}
+	// The counterpart, under b's name, so that compare pairs the two.
+	alias := *o
+	alias.Workload, alias.Params = b.Workload, b.Params
+	return comparePrimary(&alias, b, m, j.opt)
+}
+
+// comparePrimary compares metric m of b with that of base, the baseline.
+func comparePrimary(base, b *result.Benchmark, m result.Metric, opt compare.Options) (stats.Comparison, error) {
+	ins := []compare.Input{
+		{Name: "reference", Set: &result.Set{Benchmarks: []*result.Benchmark{base}}},
+		{Name: "measured", Set: &result.Set{Benchmarks: []*result.Benchmark{b}}},
+	}
+	r, err := compare.Compare(ins, opt)
+	if err != nil {
+		return stats.Comparison{}, err
+	}
+	for _, row := range r.Rows {
+		if row.Metric.Name == m.Name {
+			return row.Vs[0], nil
+		}
+	}
+	return stats.Comparison{}, fmt.Errorf("no values of %s on both sides", m.Name)
+}
+
+func (j *bisectJudge) warn(w string) {
+	for _, o := range j.warnings {
+		if o == w {
+			return
+		}
+	}
+	j.warnings = append(j.warnings, w)
+}
+
+// A bisectEvidence is the decision on one benchmark and what it rests on.
+type bisectEvidence struct {
+	bench  string // workload and parameters
+	metric result.Metric
+	runs   int
+	// vsGood compares the measured runs with the good set; step the bad
+	// set with the good one, when there is a bad set worse than good.
+	vsGood stats.Comparison
+	step   *stats.Comparison
+	// decision is good, bad, or "" (cannot tell yet); why says why.
+	decision string
+	why      string
+}
+
+// judge decides every benchmark of set.
+func (j *bisectJudge) judge(set *result.Set) []bisectEvidence {
+	var evs []bisectEvidence
+	for _, b := range set.Benchmarks {
+		e := bisectEvidence{bench: strings.TrimSpace(b.Workload + " " + result.FormatParams(b.Params)), runs: len(b.Measured())}
+		m, err := j.metricOf(b)
+		if err != nil {
+			e.why = err.Error()
+			evs = append(evs, e)
+			continue
+		}
+		e.metric = m
+		if b.Skipped != "" {
+			e.why = "skipped: " + b.Skipped
+			evs = append(evs, e)
+			continue
+		}
+		if len(b.Values(m.Name)) == 0 {
+			e.why = "no measured values"
+			if rs := b.Runs; len(rs) > 0 && rs[len(rs)-1].Reason != "" {
+				e.why += ": " + rs[len(rs)-1].Reason
+			}
+			evs = append(evs, e)
+			continue
+		}
+		if e.vsGood, err = j.compareWith(j.good, b, len(set.Benchmarks), m); err != nil {
+			e.why = "against good: " + err.Error()
+			evs = append(evs, e)
+			continue
+		}
+		if j.bad != nil {
+			e.step = j.badStep(b, len(set.Benchmarks), m)
+		}
+		e.decision, e.why = decideBisect(e.vsGood, e.step, string(m.Better))
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+// badStep compares the bad set with the good one on b's metric m, and
+// returns the comparison when bad is worse than good, which the midpoint
+// rule needs; otherwise it warns and returns nil, and good alone decides.
+func (j *bisectJudge) badStep(b *result.Benchmark, measured int, m result.Metric) *stats.Comparison {
+	gb, _, err := counterpart(b, measured, j.good)
+	if err != nil {
+		return nil
+	}
+	bb, _, err := counterpart(b, measured, j.bad)
+	if err != nil {
+		j.warn(fmt.Sprintf("%s: not in the bad set: good alone decides", b.Key()))
+		return nil
+	}
+	alias := *bb
+	alias.Workload, alias.Params = gb.Workload, gb.Params
+	step, err := comparePrimary(gb, &alias, m, j.opt)
+	if err != nil {
+		j.warn(fmt.Sprintf("%s: bad against good: %v: good alone decides", b.Key(), err))
+		return nil
+	}
+	if step.Verdict != stats.Regressed {
+		j.warn(fmt.Sprintf("%s %s: bad is not worse than good (%s %s, %s): good alone decides",
+			b.Key(), m.Name, report.Pct(step.Change), ciString(step), report.VerdictText(step)))
+		return nil
+	}
+	return &step
+}
+
+// decideBisect decides from the comparison of the measured runs with good
+// and, when bad is known to be worse, the comparison of bad with good.
+//
+// Without bad: regressed is bad; no change or improved is good. With bad,
+// the measured change from good is placed against the step from good to
+// bad on the log scale, oriented so that worse is positive: good when the
+// whole confidence interval lies below half the step, bad when it lies
+// above. The midpoint of the logs is the geometric midpoint of the two
+// levels, so a +100% step splits at +41.4%.
+func decideBisect(vsGood stats.Comparison, step *stats.Comparison, better string) (decision, why string) {
+	thr := report.Pct(vsGood.Options.Threshold)
+	thr = strings.TrimPrefix(thr, "+")
+	if step == nil {
+		switch vsGood.Verdict {
+		case stats.Regressed:
+			return decBad, "regressed from good beyond ±" + thr
+		case stats.NoChange:
+			return decGood, "within ±" + thr + " of good"
+		case stats.Improved:
+			return decGood, "improved on good"
+		}
+		return "", report.VerdictText(vsGood) + " against good"
+	}
+	worse := func(x float64) float64 {
+		l := math.Log1p(x)
+		if math.IsNaN(l) { // x < −1: no ratio, the floor
+			l = math.Inf(-1)
+		}
+		if better == stats.HigherIsBetter {
+			return -l
+		}
+		return l
+	}
+	mid := worse(step.Change) / 2
+	lo, hi := worse(vsGood.CI[0]), worse(vsGood.CI[1])
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	half := report.Pct(math.Expm1(mid))
+	if better == stats.HigherIsBetter {
+		half = report.Pct(math.Expm1(-mid))
+	}
+	at := fmt.Sprintf("the midpoint %s of the step to bad (%s)", half, report.Pct(step.Change))
+	switch {
+	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi):
+		return "", "interval unbounded: " + report.VerdictText(vsGood) + " against good"
+	case hi < mid:
+		return decGood, "closer to good: the interval is on good's side of " + at
+	case lo > mid:
+		return decBad, "closer to bad: the interval is on bad's side of " + at
+	}
+	return "", "the interval straddles " + at
+}
+
+// line is the evidence of e on one line.
+func (e bisectEvidence) line(maxRuns int) string {
+	d := e.decision
+	if d == "" {
+		d = decSkip + " (cannot tell)"
+		if e.runs >= maxRuns {
+			d = fmt.Sprintf("%s (cannot tell after --max-runs %d)", decSkip, maxRuns)
+		}
+	}
+	if e.vsGood.A.N == 0 {
+		return fmt.Sprintf("%s: %s %s: %s (%d runs)", d, e.bench, e.metric.Name, e.why, e.runs)
+	}
+	c := e.vsGood
+	return fmt.Sprintf("%s: %s %s: %s %s %s vs good, %d vs %d runs: %s",
+		d, e.bench, e.metric.Name, report.Pct(c.Change), ciString(c), pString(c.P), c.B.N, c.A.N, e.why)
+}
+
+func ciString(c stats.Comparison) string {
+	return "[" + report.Pct(c.CI[0]) + ", " + report.Pct(c.CI[1]) + "]"
+}
+
+func pString(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+func anyDecision(evs []bisectEvidence, d string) bool {
+	for _, e := range evs {
+		if e.decision == d {
+			return true
+		}
+	}
+	return false
+}
+
+// untilFlags are kdelta run's adaptive repeats: --until-conclusive
+// --baseline REF --max-runs N.
+type untilFlags struct {
+	on       bool
+	baseline string
+	maxRuns  int
+	// stops says, after the session, why each workload stopped.
+	stops []string
+}
+
+func (u *untilFlags) register(f *pflag.FlagSet) {
+	f.BoolVar(&u.on, "until-conclusive", false, "add runs until each workload's first metric has a conclusive verdict against --baseline (improved, regressed or ~), up to --max-runs")
+	f.StringVar(&u.baseline, "baseline", "", "with --until-conclusive: the result set to compare with")
+	f.IntVar(&u.maxRuns, "max-runs", 20, "with --until-conclusive: measured runs per workload at most")
+}
+
+// run runs specs as kdelta run does, adaptively when --until-conclusive
+// is set: after the -r rounds, another round of the workloads whose
+// primary metric is still inconclusive against the baseline, until none
+// is or --max-runs is reached. The verdicts are kdelta compare's with its
+// defaults (α 0.05, 1% noise band). Stopping when a verdict first looks
+// conclusive is a sequential test: it errs somewhat more often than a
+// single comparison at the same α (TestUntilConclusiveErrorRate measures
+// how much).
+func (u *untilFlags) run(c *cobra.Command, specs []workload.Spec, opt *runner.Options) (*result.Set, error) {
+	if !u.on {
+		if u.baseline != "" || c.Flags().Changed("max-runs") {
+			return nil, errors.New("--baseline and --max-runs: only with --until-conclusive")
+		}
+		return runner.Run(c.Context(), specs, opt)
+	}
+	if u.baseline == "" {
+		return nil, errors.New("--until-conclusive: needs --baseline REF")
+	}
+	if u.maxRuns < opt.Repeat {
+		return nil, fmt.Errorf("--max-runs: %d is fewer than -r %d", u.maxRuns, opt.Repeat)
+	}
+	// The baseline is looked up in the store run records in (--store).
+	loc, _ := c.Flags().GetString("store")
+	refs := newResolver(c.Context(), loc)
+	base, err := refs.set(u.baseline)
+	refs.close()
+	if err != nil {
+		return nil, fmt.Errorf("--baseline: %w", err)
+	}
+	j := &bisectJudge{good: base}
+	matched := 0
+	for _, sp := range specs {
+		b := &result.Benchmark{Workload: sp.Workload.Name(), Params: map[string]string(sp.Values)}
+		if _, _, err := counterpart(b, len(specs), base); err == nil {
+			matched++
+		}
+	}
+	if matched == 0 {
+		var keys []string
+		for _, o := range base.Benchmarks {
+			keys = append(keys, o.Key())
+		}
+		return nil, fmt.Errorf("--baseline %s: holds none of the workloads run (it has %s)", u.baseline, strings.Join(keys, "; "))
+	}
+	verdicts := func(set *result.Set) []bisectEvidence {
+		var evs []bisectEvidence
+		for _, b := range set.Benchmarks {
+			e := bisectEvidence{bench: strings.TrimSpace(b.Workload + " " + result.FormatParams(b.Params)), runs: len(b.Measured())}
+			m, err := j.metricOf(b)
+			switch {
+			case err != nil:
+				e.why = err.Error()
+			case b.Skipped != "":
+				e.why = "skipped: " + b.Skipped
+			case len(b.Values(m.Name)) == 0:
+				e.why = "no measured values"
+			default:
+				e.metric = m
+				if e.vsGood, err = j.compareWith(base, b, len(set.Benchmarks), m); err != nil {
+					e.why = "not compared with the baseline: " + err.Error()
+					break
+				}
+				if conclusive(e.vsGood) {
+					e.decision = string(e.vsGood.Verdict)
+				}
+				e.why = report.VerdictText(e.vsGood)
+			}
+			evs = append(evs, e)
+		}
+		return evs
+	}
+	until := runner.Until{
+		Batch:   1,
+		MaxRuns: u.maxRuns,
+		More: func(set *result.Set) []bool {
+			var more []bool
+			for _, e := range verdicts(set) {
+				// Only an inconclusive comparison can be settled by runs.
+				more = append(more, e.decision == "" && e.vsGood.A.N > 0)
+			}
+			return more
+		},
+	}
+	set, err := runner.RunUntil(c.Context(), specs, opt, until)
+	for _, w := range j.warnings {
+		fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
+	}
+	for _, e := range verdicts(set) {
+		var why string
+		switch {
+		case e.decision != "":
+			why = fmt.Sprintf("stopped after %d runs: %s", e.runs, e.decision)
+		case e.vsGood.A.N == 0:
+			why = fmt.Sprintf("stopped after %d runs: %s", e.runs, e.why)
+		case e.runs >= u.maxRuns:
+			why = fmt.Sprintf("reached --max-runs %d: %s", u.maxRuns, e.why)
+		default:
+			why = fmt.Sprintf("stopped after %d runs: %s", e.runs, e.why)
+		}
+		if e.vsGood.A.N > 0 {
+			c := e.vsGood
+			why += fmt.Sprintf(" (%s %s %s %s vs baseline, %d runs)", e.metric.Name, report.Pct(c.Change), ciString(c), pString(c.P), c.A.N)
+		}
+		u.stops = append(u.stops, fmt.Sprintf("until-conclusive: %s: %s", e.bench, why))
+	}
+	return set, err
+}
+
+// conclusive tells whether --until-conclusive stops on c: improved,
+// regressed or ~.
+func conclusive(c stats.Comparison) bool { return c.Verdict != stats.Inconclusive }
+
+// report prints why each workload stopped, after the run's summary.
+func (u *untilFlags) report(w io.Writer) {
+	for _, s := range u.stops {
+		fmt.Fprintln(w, s)
+	}
+}
