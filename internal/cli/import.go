@@ -13,6 +13,8 @@ import (
 
 func newImportCmd() *cobra.Command {
 	var format, output string
+	var labels []string
+	var rf recordFlags
 	c := &cobra.Command{
 		Use:   "import FILE... [-o out.json]",
 		Short: "Read perf stat, perf bench, stress-ng, hackbench, Go benchmark output or a pasted table",
@@ -22,7 +24,9 @@ pipe, sched messaging; several runs concatenated), stress-ng (--metrics,
 --metrics-brief, --yaml), rt-tests hackbench, the Go benchmark format, and
 the tables users paste (a Markdown | Run | Mean | Min | Max | table with
 units). The format is detected; --format forces one. Several files are merged
-into one set. Without -o the set is summarised on stdout.`,
+into one set. Without -o the set is summarised on stdout. The store (kdelta
+results) records the set unless --no-store; --label kernel=6.16 labels it for
+kdelta compare and kdelta history.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "" {
@@ -51,6 +55,21 @@ into one set. Without -o the set is summarised on stdout.`,
 				merged.Benchmarks = append(merged.Benchmarks, s.Benchmarks...)
 				merged.Warnings = append(merged.Warnings, s.Warnings...)
 			}
+			for _, l := range labels {
+				k, v, ok := strings.Cut(l, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("--label: %q is not key=value", l)
+				}
+				merged.Labels[k] = v
+			}
+			rec, err := rf.open(c.Context())
+			if err != nil {
+				return err
+			}
+			defer rec.done(c.ErrOrStderr())
+			if err := rec.record(merged); err != nil {
+				return err
+			}
 			if output != "" {
 				return result.Save(output, merged)
 			}
@@ -60,5 +79,7 @@ into one set. Without -o the set is summarised on stdout.`,
 	}
 	c.Flags().StringVar(&format, "format", "", "input format (detected when empty): "+strings.Join(result.Formats(), ", "))
 	c.Flags().StringVarP(&output, "output", "o", "", "write the result set to this JSON file")
+	c.Flags().StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable)")
+	rf.register(c.Flags())
 	return c
 }

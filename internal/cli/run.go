@@ -69,6 +69,9 @@ two-core machine) with -r 5 unless -r is given.`,
 			if warmup < 0 {
 				return fmt.Errorf("--warmup: must not be negative, got %d", warmup)
 			}
+			if err := pf.check(c.Flags()); err != nil {
+				return err
+			}
 			opt := &runner.Options{
 				Repeat:  repeat,
 				Warmup:  warmup,
@@ -132,7 +135,7 @@ two-core machine) with -r 5 unless -r is given.`,
 			if err == nil {
 				// Profiled runs come after the measured ones and stay
 				// out of their statistics.
-				err = pf.record(c.Context(), c.Flags(), set, specs, opt, output)
+				err = pf.record(c.Context(), set, specs, opt, output)
 			}
 			// Runs added after the first pass and profiles reach the
 			// store here.

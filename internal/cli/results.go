@@ -1,0 +1,280 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/store"
+	"github.com/kdelta/kdelta/internal/sys"
+)
+
+func newResultsCmd() *cobra.Command {
+	var loc string
+	c := &cobra.Command{
+		Use:   "results",
+		Short: "The store of result sets: ls, show, tag, rm, export",
+		Long: `kdelta run, stat and import record every result set in the store: an SQLite
+database at $XDG_DATA_HOME/kdelta/kdelta.db (~/.local/share/kdelta/kdelta.db),
+or the PostgreSQL database a postgres:// URL names (--store, or $KDELTA_STORE
+for every command).
+
+A set is named by its id, by the start of its id when no other set's starts
+the same, or by a label query k=v[,k=v...] that matches one set. Commands
+that read result files (compare, env diff, show) take these names too:
+
+  kdelta compare kernel=6.15 kernel=6.16`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return c.Help()
+		},
+	}
+	c.PersistentFlags().StringVar(&loc, "store", "", storeUsage)
+	c.AddCommand(newResultsLsCmd(&loc), newResultsShowCmd(&loc), newResultsTagCmd(&loc), newResultsRmCmd(&loc), newResultsExportCmd(&loc))
+	return c
+}
+
+func newResultsLsCmd(loc *string) *cobra.Command {
+	var (
+		labels   []string
+		workload string
+		asJSON   bool
+	)
+	c := &cobra.Command{
+		Use:   "ls [--label k=v]... [--workload W]",
+		Short: "List the stored result sets, oldest first: id, time, kernel, runs, workloads, labels",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			ls, err := parseLabelFlags(labels)
+			if err != nil {
+				return err
+			}
+			r := newResolver(c.Context(), *loc)
+			defer r.close()
+			st, err := r.store()
+			if err != nil {
+				return err
+			}
+			infos, err := st.List(c.Context(), store.Filter{Labels: ls, Workload: workload})
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeInfosJSON(c.OutOrStdout(), infos)
+			}
+			writeInfos(c.OutOrStdout(), infos)
+			return nil
+		},
+	}
+	c.Flags().StringArrayVar(&labels, "label", nil, "only sets with this label, k=v (repeatable: all must match)")
+	c.Flags().StringVar(&workload, "workload", "", "only sets with a benchmark of this workload")
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+// writeInfos prints one line per set. Times are UTC, the same on every
+// machine of a lab that shares a store.
+func writeInfos(w io.Writer, infos []store.Info) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tCREATED (UTC)\tKERNEL\tRUNS\tWORKLOADS\tLABELS")
+	incomplete := false
+	for _, in := range infos {
+		runs := fmt.Sprint(in.Runs)
+		if !in.Complete {
+			runs += "*"
+			incomplete = true
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", in.ID, in.Created.UTC().Format("2006-01-02 15:04:05"),
+			dash(in.Kernel), runs, dash(strings.Join(in.Workload, ",")), dash(strings.TrimPrefix(labelText(in.Labels, " "), " ")))
+	}
+	tw.Flush()
+	if incomplete {
+		fmt.Fprintln(w, "* incomplete: interrupted, killed or still running")
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func writeInfosJSON(w io.Writer, infos []store.Info) error {
+	type entry struct {
+		ID        string            `json:"id"`
+		Created   time.Time         `json:"created"`
+		Updated   time.Time         `json:"updated"`
+		Kernel    string            `json:"kernel"`
+		Tool      string            `json:"tool"`
+		Runs      int               `json:"runs"`
+		Complete  bool              `json:"complete"`
+		Workloads []string          `json:"workloads"`
+		Labels    map[string]string `json:"labels"`
+	}
+	out := []entry{}
+	for _, in := range infos {
+		out = append(out, entry{in.ID, in.Created, in.Updated, in.Kernel, in.Tool, in.Runs, in.Complete, in.Workload, in.Labels})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func newResultsShowCmd(loc *string) *cobra.Command {
+	var runs bool
+	c := &cobra.Command{
+		Use:   "show ID|k=v[,k=v]",
+		Short: "Summarise a stored result set, as kdelta show does",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			r := newResolver(c.Context(), *loc)
+			defer r.close()
+			set, err := r.set(args[0])
+			if err != nil {
+				return err
+			}
+			report.Show(c.OutOrStdout(), set, report.ShowOptions{Runs: runs})
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&runs, "runs", false, "also print every run")
+	return c
+}
+
+func newResultsTagCmd(loc *string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "tag ID|k=v[,k=v] k=v...",
+		Short: "Set labels of a stored result set (k= removes label k)",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			var tags []store.Label
+			for _, a := range args[1:] {
+				k, v, ok := strings.Cut(a, "=")
+				if !ok || k == "" {
+					return fmt.Errorf("results tag: %q is not key=value (key= removes the label)", a)
+				}
+				tags = append(tags, store.Label{Name: k, Value: v})
+			}
+			r := newResolver(c.Context(), *loc)
+			defer r.close()
+			id, err := r.storedID(args[0])
+			if err != nil {
+				return err
+			}
+			for _, t := range tags {
+				if err := r.st.Tag(c.Context(), id, t.Name, t.Value); err != nil {
+					return err
+				}
+			}
+			infos, err := r.st.List(c.Context(), store.Filter{IDPrefix: id})
+			if err != nil || len(infos) == 0 {
+				return err
+			}
+			fmt.Fprintf(c.OutOrStdout(), "%s%s\n", id, labelText(infos[0].Labels, " "))
+			return nil
+		},
+	}
+}
+
+func newResultsRmCmd(loc *string) *cobra.Command {
+	var yes bool
+	c := &cobra.Command{
+		Use:   "rm ID|k=v[,k=v]... [--yes]",
+		Short: "Remove stored result sets, asking first unless --yes",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			in := c.InOrStdin()
+			if !yes && !inputIsTerminal(in) {
+				return errors.New("results rm: standard input is not a terminal to ask on: pass --yes to remove without asking")
+			}
+			r := newResolver(c.Context(), *loc)
+			defer r.close()
+			// Every name is resolved before anything is removed, so a
+			// typo in the third name removes nothing.
+			var infos []store.Info
+			for _, a := range args {
+				id, err := r.storedID(a)
+				if err != nil {
+					return err
+				}
+				got, err := r.st.List(c.Context(), store.Filter{IDPrefix: id})
+				if err != nil {
+					return err
+				}
+				for _, g := range got {
+					if g.ID == id {
+						infos = append(infos, g)
+					}
+				}
+			}
+			answers := bufio.NewReader(in)
+			for _, info := range infos {
+				if !yes {
+					fmt.Fprintf(c.ErrOrStderr(), "remove %s (%s%s, %d runs)? [y/N] ", info.ID,
+						info.Created.UTC().Format("2006-01-02 15:04Z"), labelText(info.Labels, " "), info.Runs)
+					line, err := answers.ReadString('\n')
+					if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+						fmt.Fprintf(c.OutOrStdout(), "kept %s\n", info.ID)
+						if err != nil {
+							return nil
+						}
+						continue
+					}
+				}
+				if err := r.st.Delete(c.Context(), info.ID); err != nil {
+					return err
+				}
+				fmt.Fprintf(c.OutOrStdout(), "removed %s\n", info.ID)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking")
+	return c
+}
+
+func newResultsExportCmd(loc *string) *cobra.Command {
+	var output string
+	c := &cobra.Command{
+		Use:   "export ID|k=v[,k=v] [-o FILE]",
+		Short: "Write a stored result set as a JSON file (stdout without -o)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			r := newResolver(c.Context(), *loc)
+			defer r.close()
+			id, err := r.storedID(args[0])
+			if err != nil {
+				return err
+			}
+			set, err := r.st.Get(c.Context(), id)
+			if err != nil {
+				return err
+			}
+			if output != "" {
+				return result.Save(output, set)
+			}
+			enc := json.NewEncoder(c.OutOrStdout())
+			enc.SetIndent("", "  ")
+			return enc.Encode(set)
+		},
+	}
+	c.Flags().StringVarP(&output, "output", "o", "", "the JSON file to write")
+	return c
+}
+
+// inputIsTerminal tells whether r is a terminal a question can be asked on.
+func inputIsTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && sys.IsTerminal(int(f.Fd()))
+}

@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// ByTime makes a history with one point per result set, in time order,
+// instead of one per value of a label.
+const ByTime = "time"
+
+// A HistoryQuery asks for the series of one metric of one workload across
+// the values of a label (kernel builds), or across time.
+type HistoryQuery struct {
+	// By is the label whose values are the points of the series, or
+	// ByTime.
+	By       string
+	Workload string
+	// Params keeps the benchmarks whose parameters include these.
+	Params map[string]string
+	// Metric is the metric's name; empty takes the workload's first.
+	Metric string
+	// Labels keeps the sets that carry all of them.
+	Labels []Label
+	// ChangePoints are the options of the change-point detection.
+	ChangePoints stats.ChangePointOptions
+}
+
+// A Series is the history of one benchmark (one workload with one set of
+// parameters) and one metric.
+type Series struct {
+	By       string
+	Workload string
+	Params   map[string]string
+	Metric   result.Metric
+	Points   []Point
+	// Steps are the change points found over the run-level values of the
+	// points; each is also on the point where it starts.
+	Steps []stats.ChangePoint
+	// Unlabelled counts the sets of this benchmark left out for lacking
+	// the label By.
+	Unlabelled int
+}
+
+// A Point is one label value (or one set, by time) with every measured run
+// of the sets that carry it.
+type Point struct {
+	Label   string
+	Sets    []string  // ids, oldest first
+	Created time.Time // of the oldest set
+	Values  []float64
+	Summary stats.Summary
+	// Change is the relative change of the median from the previous
+	// point; NaN for the first.
+	Change float64
+	// Step is the change point that starts here, if one does.
+	Step *stats.ChangePoint
+}
+
+// Key names the series' benchmark as result.Benchmark.Key does.
+func (s *Series) Key() string { return s.Workload + ":" + result.FormatParams(s.Params) }
+
+// History builds the series that q asks for, one per distinct benchmark
+// (parameters) of the workload, ordered by their parameters. Points by a
+// label are ordered by CompareKernelVersions, which also orders plain
+// names naturally; points by time are ordered by the sets' creation.
+func History(ctx context.Context, st Store, q HistoryQuery) ([]*Series, error) {
+	if q.By == "" {
+		return nil, fmt.Errorf("history: no label to order by (a label such as kernel, or %q)", ByTime)
+	}
+	if err := q.ChangePoints.Validate(); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	samples, err := st.Samples(ctx, SampleQuery{Workload: q.Workload, Params: q.Params, Metric: q.Metric, Labels: q.Labels})
+	if err != nil {
+		return nil, err
+	}
+	// The primary metric must be the same across sets to make a series.
+	if q.Metric == "" {
+		names := map[string]bool{}
+		for _, s := range samples {
+			names[s.Metric.Name] = true
+		}
+		if len(names) > 1 {
+			return nil, fmt.Errorf("history: the sets of %s have different first metrics (%s): name one with --metric", q.Workload, strings.Join(sortedKeys(names), ", "))
+		}
+	}
+	byKey := map[string]*Series{}
+	at := map[string]map[string]int{} // series key → label → point index
+	for _, s := range samples {
+		k := s.Key(q.Workload)
+		sr := byKey[k]
+		if sr == nil {
+			sr = &Series{By: q.By, Workload: q.Workload, Params: s.Params, Metric: s.Metric}
+			byKey[k] = sr
+		}
+		label := s.Labels[q.By]
+		if q.By == ByTime {
+			label = s.Created.UTC().Format("2006-01-02 15:04:05")
+		} else if _, ok := s.Labels[q.By]; !ok {
+			sr.Unlabelled++
+			continue
+		}
+		// Samples come oldest first, so a point's sets and values do too.
+		var p *Point
+		if q.By == ByTime {
+			// One point per set, even for sets made in the same second.
+			if n := len(sr.Points); n > 0 && sr.Points[n-1].Sets[len(sr.Points[n-1].Sets)-1] == s.SetID {
+				p = &sr.Points[n-1]
+			}
+		} else if i, ok := at[k][label]; ok {
+			p = &sr.Points[i]
+		}
+		if p == nil {
+			if at[k] == nil {
+				at[k] = map[string]int{}
+			}
+			at[k][label] = len(sr.Points)
+			sr.Points = append(sr.Points, Point{Label: label, Created: s.Created})
+			p = &sr.Points[len(sr.Points)-1]
+		}
+		if len(p.Sets) == 0 || p.Sets[len(p.Sets)-1] != s.SetID {
+			p.Sets = append(p.Sets, s.SetID)
+		}
+		p.Values = append(p.Values, s.Values...)
+	}
+	var out []*Series
+	for _, k := range sortedKeys(byKey) {
+		sr := byKey[k]
+		if q.By != ByTime {
+			sort.SliceStable(sr.Points, func(i, j int) bool {
+				return CompareKernelVersions(sr.Points[i].Label, sr.Points[j].Label) < 0
+			})
+		}
+		groups := make([]stats.Group, len(sr.Points))
+		for i := range sr.Points {
+			p := &sr.Points[i]
+			p.Summary = stats.Summarize(p.Values)
+			p.Change = math.NaN()
+			if i > 0 && sr.Points[i-1].Summary.Median != 0 {
+				prev := sr.Points[i-1].Summary.Median
+				p.Change = (p.Summary.Median - prev) / math.Abs(prev)
+			}
+			groups[i] = stats.Group{Label: p.Label, Values: p.Values}
+		}
+		sr.Steps = stats.ChangePoints(groups, q.ChangePoints)
+		for i := range sr.Steps {
+			cp := sr.Steps[i]
+			sr.Points[cp.Index].Step = &cp
+		}
+		if len(sr.Points) > 0 {
+			out = append(out, sr)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Series) int { return strings.Compare(a.Key(), b.Key()) })
+	return out, nil
+}
+
+// Regressed tells whether a relative change is for the worse, given the
+// metric's direction.
+func Regressed(m result.Metric, change float64) bool {
+	if m.Better == result.Lower {
+		return change > 0
+	}
+	return change < 0
+}
