@@ -30,6 +30,12 @@ go mod download
 GOBIN="$(go env GOPATH)/bin" go install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 export PATH="$(go env GOPATH)/bin:$PATH"
 
+step "PostgreSQL on loopback for the store tests"
+# A throwaway cluster in a temporary directory; stopped when the tests end.
+eval "$(./scripts/postgres.sh)"
+trap './scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
+echo "store tests use $KDELTA_TEST_POSTGRES"
+
 step "format and vet"
 unformatted=$(gofmt -l cmd internal bench)
 if [ -n "$unformatted" ]; then
