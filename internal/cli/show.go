@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
@@ -10,11 +12,20 @@ import (
 func newShowCmd() *cobra.Command {
 	var runs bool
 	c := &cobra.Command{
-		Use:   "show FILE",
+		Use:   "show FILE|ID|k=v",
 		Short: "Summarise a result set: per metric n, mean ± stddev (CV), median, min, max",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			set, err := result.Load(args[0])
+			var set *result.Set
+			var err error
+			if fi, serr := os.Stat(args[0]); serr == nil && !fi.IsDir() {
+				// A file must be a result set: show does not import.
+				set, err = result.Load(args[0])
+			} else {
+				r := newResolver(c.Context(), "")
+				defer r.close()
+				set, err = r.set(args[0])
+			}
 			if err != nil {
 				return err
 			}
