@@ -1,9 +1,9 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -20,6 +20,7 @@ func newCompareCmd() *cobra.Command {
 		format, threshold, test, failOn string
 		alpha                           float64
 		and                             []string
+		withProfile                     bool
 	)
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -77,6 +78,11 @@ with Welch's t from the summary statistics. Exit status 1 with
 			} else if err := report.WriteCompare(out, first, format); err != nil {
 				return err
 			}
+			if withProfile {
+				if err := writeProfileDiffs(out, c.ErrOrStderr(), args, format); err != nil {
+					return err
+				}
+			}
 			if failOn == "regression" {
 				for _, row := range first.Rows {
 					for _, v := range row.Vs {
@@ -96,6 +102,7 @@ with Welch's t from the summary statistics. Exit status 1 with
 	f.StringVar(&test, "test", stats.TestMannWhitney, "mannwhitney or welch")
 	f.StringVar(&failOn, "fail-on", "", "exit 1 when a verdict is regressed (regression)")
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
+	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
 	return c
 }
 
@@ -116,18 +123,13 @@ func compareFiles(files []string, opt compare.Options) (*compare.Result, error) 
 	return compare.Compare(ins, opt)
 }
 
-// loadAny reads a kdelta result set or, failing that, imports the file.
+// loadAny reads a kdelta result set or, failing that, imports the file;
+// a reference that is not a file names a set in the store (an id, the
+// start of one, or a label query such as kernel=6.16): see resolver.
 func loadAny(path string) (*result.Set, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if s, err := result.Decode(path, data); err == nil {
-		return s, nil
-	} else if strings.HasPrefix(strings.TrimSpace(string(data)), "{") && strings.Contains(string(data), `"kdelta/result/`) {
-		return nil, err
-	}
-	return result.Import(path, data, "")
+	r := newResolver(context.Background(), "")
+	defer r.close()
+	return r.set(path)
 }
 
 // parsePercent reads "1%", "1" (percent) or "0.5%" as a fraction.

@@ -16,7 +16,7 @@ import (
 var ProfileFormats = []string{"text", "markdown", "csv", "json"}
 
 // maxSymbolWidth bounds the symbol column of text output, so a table stays
-// within 100 columns; longer names are cut with "~".
+// within 100 columns; longer names lose their start to "~".
 const maxSymbolWidth = 34
 
 // WriteProfiles renders the top symbols of each group (profile show): the
@@ -31,7 +31,7 @@ func WriteProfiles(w io.Writer, groups []profile.Group, format string, top int) 
 	}
 	var all []shown
 	for _, g := range groups {
-		sum, es := profile.Aggregate(profile.Side{Name: g.Name, Profiles: g.Profiles})
+		sum, es := profile.Aggregate(profile.Side(g))
 		if top > 0 && len(es) > top {
 			es = es[:top]
 		}
@@ -125,9 +125,9 @@ func sideLine(s profile.Summary) string {
 		parts = append(parts, strings.Join(s.Events, "+"))
 	}
 	if s.Samples > 0 {
-		smp := Num(math.Round(s.Samples)) + " samples"
+		smp := samplesCell(math.Round(s.Samples)) + " samples"
 		if s.N > 1 {
-			smp = Num(math.Round(s.Samples)) + " samples each (mean)"
+			smp += " each (mean)"
 		}
 		if s.SamplesEstimated {
 			smp += " (estimated from the table)"
@@ -185,19 +185,26 @@ func ku(kernel bool) string {
 	return "u"
 }
 
+// samplesCell formats a sample count: whole counts as integers, means
+// over several profiles with Num's precision.
 func samplesCell(v float64) string {
-	if math.IsNaN(v) {
+	switch {
+	case math.IsNaN(v):
 		return "-"
+	case v == math.Trunc(v):
+		return commas(strconv.FormatFloat(v, 'f', 0, 64))
 	}
-	return Num(math.Round(v))
+	return Num(v)
 }
 
+// clipName shortens a long symbol from the left: the end of a name (the
+// function after a Go package path or C++ namespaces) tells most.
 func clipName(s string) string {
 	r := []rune(s)
 	if len(r) <= maxSymbolWidth {
 		return s
 	}
-	return string(r[:maxSymbolWidth-1]) + "~"
+	return "~" + string(r[len(r)-maxSymbolWidth+1:])
 }
 
 // WriteProfileDiffs renders profile diffs (profile diff, compare
@@ -289,7 +296,7 @@ var orderWords = map[string]string{
 func diffHead(w io.Writer, d *profile.Diff, md bool) {
 	name := d.Name
 	if name == "" {
-		name = "profile"
+		name = "profile diff"
 	}
 	if md {
 		fmt.Fprintf(w, "### %s\n\n", name)
@@ -309,7 +316,7 @@ func diffHead(w io.Writer, d *profile.Diff, md bool) {
 	}
 	if d.A.N > 0 && d.B.N > 0 {
 		if d.A.Samples > 0 && d.B.Samples > 0 {
-			fmt.Fprintf(w, "%ssamples: %s -> %s (%s)", p, Num(math.Round(d.A.Samples)), Num(math.Round(d.B.Samples)), Pct(d.B.Samples/d.A.Samples-1))
+			fmt.Fprintf(w, "%ssamples: %s -> %s (%s)", p, samplesCell(math.Round(d.A.Samples)), samplesCell(math.Round(d.B.Samples)), Pct(d.B.Samples/d.A.Samples-1))
 			if a, b := d.A.PerOp(), d.B.PerOp(); !math.IsNaN(a) && !math.IsNaN(b) {
 				fmt.Fprintf(w, "; per operation: %s -> %s (%s)", Num(a), Num(b), Pct(b/a-1))
 			}
@@ -411,7 +418,7 @@ func rangeCell(s profile.Stat) string {
 
 func sideSamples(s profile.Stat) string {
 	if s.Listed == 0 && s.SamplesBelow > 0 {
-		return "<" + Num(math.Round(s.SamplesBelow))
+		return "<" + samplesCell(math.Round(s.SamplesBelow))
 	}
 	return samplesCell(s.Samples)
 }
