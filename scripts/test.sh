@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 step() { printf '\n== %s\n' "$*"; }
 
 step "install test dependencies"
-pkgs=(linux-perf stress-ng rt-tests qemu-user iproute2 util-linux procps)
+pkgs=(linux-perf stress-ng rt-tests qemu-user qemu-system-x86 cpio iproute2 util-linux procps)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -35,6 +35,11 @@ step "PostgreSQL on loopback for the store tests"
 eval "$(./scripts/postgres.sh)"
 trap './scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
 echo "store tests use $KDELTA_TEST_POSTGRES"
+
+step "a Debian cloud kernel for the qemu tests"
+KDELTA_TEST_KERNEL=$(./scripts/vm-kernel.sh)
+export KDELTA_TEST_KERNEL
+echo "vm tests boot $KDELTA_TEST_KERNEL"
 
 step "format and vet"
 unformatted=$(gofmt -l cmd internal bench)

@@ -92,7 +92,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd())
 	return root
 }
 

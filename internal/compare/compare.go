@@ -193,6 +193,7 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		}
 		r.GeoMean = append(r.GeoMean, g)
 	}
+	r.Warnings = append(r.Warnings, setWarnings(ins)...)
 	for _, in := range ins[1:] {
 		for _, b := range in.Set.Benchmarks {
 			if match(b, in.Set, base) == nil {
@@ -323,4 +324,25 @@ func singleWorkload(r *Result) bool {
 		}
 	}
 	return true
+}
+
+// setWarnings carries the sets' own warnings into the comparison (timings
+// emulated under TCG, a loaded or virtual machine), once each, naming the
+// sets that carry them.
+func setWarnings(ins []Input) []string {
+	var order []string
+	who := map[string][]string{}
+	for _, in := range ins {
+		for _, w := range in.Set.Warnings {
+			if _, seen := who[w]; !seen {
+				order = append(order, w)
+			}
+			who[w] = append(who[w], in.Name)
+		}
+	}
+	out := make([]string, len(order))
+	for i, w := range order {
+		out[i] = strings.Join(who[w], ", ") + ": " + w
+	}
+	return out
 }

@@ -1,0 +1,210 @@
+package vm
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// The serial ports of the guest: the console (kernel messages, /init's
+// output) on the first, the result channel on the second. Both are 8250
+// UARTs, which distribution kernels build in (virtio-console is a module).
+const guestChannel = "/dev/ttyS1"
+
+// IsGuest tells whether this process is kdelta running as a guest's /init:
+// the kernel started it as process 1 (or as /init) and the initramfs holds
+// a job. Process 1 of a container has no job file, so it is not taken for
+// a guest.
+func IsGuest() bool {
+	if os.Getpid() != 1 && (len(os.Args) == 0 || os.Args[0] != "/init") {
+		return false
+	}
+	_, err := os.Stat("/" + guestJob)
+	return err == nil
+}
+
+// GuestMain is /init in a guest: it mounts the kernel's file systems, runs
+// the job with the normal runner (each measured run in a child, the kdelta
+// binary re-executed, as on a host), takes the fingerprint from inside the
+// guest, sends the result set to the host as a frame over the second
+// serial port and powers off. It returns only if powering off fails.
+func GuestMain() int {
+	con := os.Stdout
+	var ch *os.File
+	send := func(kind string, payload []byte) {
+		if ch == nil {
+			fmt.Fprintf(con, "kdelta guest: no channel to the host; %s: %s\n", kind, truncate(string(payload), 500))
+			return
+		}
+		if err := writeFrame(ch, kind, payload); err != nil {
+			fmt.Fprintf(con, "kdelta guest: write %s: %v\n", guestChannel, err)
+		}
+		if err := sys.Drain(int(ch.Fd())); err != nil {
+			fmt.Fprintf(con, "kdelta guest: drain %s: %v\n", guestChannel, err)
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(con, "kdelta guest: panic: %v\n%s", r, debug.Stack())
+			send(frameError, []byte(fmt.Sprintf("kdelta panicked in the guest: %v", r)))
+		}
+		powerOff(con)
+	}()
+
+	// The host takes this line (or the kernel's first) as the sign that
+	// the guest booted.
+	fmt.Fprintln(con, "kdelta guest: /init started")
+	mountAll(con)
+	// The fingerprint's hostname tells a guest's result from the host's.
+	syscall.Sethostname([]byte("kdelta-guest"))
+	f, err := os.OpenFile(guestChannel, os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		fmt.Fprintf(con, "kdelta guest: open %s: %v\n", guestChannel, err)
+	} else {
+		ch = f
+		if err := sys.MakeRaw(int(f.Fd())); err != nil {
+			fmt.Fprintf(con, "kdelta guest: raw mode on %s: %v\n", guestChannel, err)
+		}
+	}
+	set, err := runGuestJob(con)
+	if err != nil {
+		fmt.Fprintf(con, "kdelta guest: %v\n", err)
+		send(frameError, []byte(err.Error()))
+		return 1
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	if err := json.NewEncoder(zw).Encode(set); err != nil {
+		send(frameError, []byte(fmt.Sprintf("encode the result set: %v", err)))
+		return 1
+	}
+	zw.Close()
+	fmt.Fprintf(con, "kdelta guest: sending the result set (%d bytes)\n", z.Len())
+	t0 := time.Now()
+	send(frameResult, z.Bytes())
+	fmt.Fprintf(con, "kdelta guest: sent in %.2f s\n", time.Since(t0).Seconds())
+	return 0
+}
+
+// mountAll mounts what the runner and the fingerprint read: /proc, /sys,
+// devtmpfs on /dev (the serial ports), debugfs (the preemption mode) and
+// tracefs. A mount that fails is said on the console; what depends on it
+// is then unknown in the fingerprint, with the reason.
+func mountAll(con *os.File) {
+	for _, m := range []struct{ fstype, dir string }{
+		{"proc", "/proc"},
+		{"sysfs", "/sys"},
+		{"devtmpfs", "/dev"},
+		{"debugfs", "/sys/kernel/debug"},
+		{"tracefs", "/sys/kernel/tracing"},
+		{"tmpfs", "/tmp"},
+	} {
+		if err := os.MkdirAll(m.dir, 0o755); err != nil {
+			fmt.Fprintf(con, "kdelta guest: mkdir %s: %v\n", m.dir, err)
+			continue
+		}
+		if err := sys.Mount(m.fstype, m.dir, m.fstype, ""); err != nil {
+			fmt.Fprintf(con, "kdelta guest: mount %s on %s: %v\n", m.fstype, m.dir, err)
+		}
+	}
+}
+
+// runGuestJob reads the job and runs it.
+func runGuestJob(con *os.File) (*result.Set, error) {
+	b, err := os.ReadFile("/" + guestJob)
+	if err != nil {
+		return nil, fmt.Errorf("read the job: %w", err)
+	}
+	j, err := unmarshalJob(b)
+	if err != nil {
+		return nil, fmt.Errorf("/%s: %w", guestJob, err)
+	}
+	specs, err := j.specs()
+	if err != nil {
+		return nil, err
+	}
+	loadErrs := loadGuestModules("/")
+	for _, e := range loadErrs {
+		fmt.Fprintf(con, "kdelta guest: module %s\n", e)
+	}
+	t0 := time.Now()
+	env := runner.Fingerprint(j.Version)
+	fmt.Fprintf(con, "kdelta guest: fingerprint taken in %.2f s\n", time.Since(t0).Seconds())
+	var cfg map[string]string
+	if env.Config.Source != "" {
+		if data, err := os.ReadFile(env.Config.Source); err == nil {
+			cfg = parseConfigValues(data)
+		}
+	}
+	for i, sp := range specs {
+		if reason := missingModules("/", sp.Workload.Name(), cfg, loadErrs); reason != "" {
+			specs[i].Workload = guestSkip{Workload: sp.Workload, reason: reason}
+		}
+	}
+	opt := &runner.Options{
+		Repeat:  j.Repeat,
+		Warmup:  j.Warmup,
+		FIFO:    j.FIFO,
+		Timeout: j.Timeout,
+		Command: j.Command,
+		Version: j.Version,
+		Labels:  map[string]string{},
+		Env:     env,
+	}
+	for k, v := range j.Labels {
+		opt.Labels[k] = v
+	}
+	if j.CPUs != "" {
+		list, err := sys.ParseCPUList(j.CPUs)
+		if err != nil {
+			return nil, fmt.Errorf("--cpus: %w", err)
+		}
+		opt.CPUs = list
+	}
+	opt.Warnings = sysinfo.Warnings(env, opt.CPUs)
+	if err := runner.Check(opt); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(con, "kdelta guest: kernel %s, preemption %s; running %d workloads, %d runs each\n",
+		env.Kernel.Release, env.Preempt.Mode, len(specs), j.Repeat)
+	t0 = time.Now()
+	set, err := runner.Run(context.Background(), specs, opt)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(con, "kdelta guest: runs done in %.2f s\n", time.Since(t0).Seconds())
+	return set, nil
+}
+
+// powerOff ends the guest; qemu exits when it does.
+func powerOff(con *os.File) {
+	if err := sys.PowerOff(); err != nil {
+		fmt.Fprintf(con, "kdelta guest: power off: %v\n", err)
+	}
+}
+
+// guestSkip marks a workload that cannot run in this guest, with the
+// reason, through the runner's precheck; the workload still names the
+// benchmark and its metrics.
+type guestSkip struct {
+	workload.Workload
+	reason string
+}
+
+func (g guestSkip) Precheck(workload.Values) string { return g.reason }
+
+func (g guestSkip) MetricsFor(v workload.Values) []result.Metric {
+	return workload.MetricsOf(workload.Spec{Workload: g.Workload, Values: v})
+}

@@ -1,0 +1,69 @@
+package vm
+
+import (
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Paths inside the guest.
+const (
+	guestJob  = "kdelta/job.json"
+	guestInit = "init"
+)
+
+// An initramfs is what a guest's initial root file system holds: kdelta as
+// /init, the job, the kernel's config and the modules to load. Nothing
+// else: no shell, no libc, no disk image.
+type initramfs struct {
+	Binary  string // the static kdelta for /init
+	Job     *Job
+	Release string // names /boot/config-RELEASE
+	Config  string // the kernel config file, "" for none
+	Modules []module
+}
+
+// writeInitramfs writes the gzip-compressed newc archive of r to w.
+// Compression is the fastest gzip level: under emulation the guest's
+// decompression costs more than the host's compression saves.
+func writeInitramfs(w io.Writer, r *initramfs) error {
+	bin, err := os.ReadFile(r.Binary)
+	if err != nil {
+		return fmt.Errorf("initramfs: %w", err)
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	c := newCPIOWriter(zw)
+	// The kernel opens /dev/console for init's standard streams before
+	// init runs, so the node must exist in the archive; devtmpfs is
+	// mounted over /dev afterwards.
+	c.CharDev("dev/console", 0o600, 5, 1)
+	for _, d := range []string{"proc", "sys", "tmp", "root"} {
+		c.Dir(d)
+	}
+	c.File(guestInit, 0o755, bin)
+	c.File(guestJob, 0o644, r.Job.marshal())
+	if r.Config != "" && r.Release != "" {
+		cfg, err := os.ReadFile(r.Config)
+		if err != nil {
+			return fmt.Errorf("initramfs: kernel config: %w", err)
+		}
+		c.File("boot/config-"+r.Release, 0o644, cfg)
+	}
+	if len(r.Modules) > 0 {
+		var names []string
+		for _, m := range r.Modules {
+			c.File(guestModuleDir+"/"+m.Name+".ko", 0o644, m.Data)
+			names = append(names, m.Name)
+		}
+		c.File(guestModuleOrder, 0o644, []byte(strings.Join(names, "\n")+"\n"))
+	}
+	if err := c.Close(); err != nil {
+		return fmt.Errorf("initramfs: %w", err)
+	}
+	return zw.Close()
+}

@@ -1,0 +1,125 @@
+package vm
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// A Job is what the guest runs: the `kdelta run` command line given after
+// `--`, parsed. It travels into the guest as a file of the initramfs,
+// never on the kernel command line.
+type Job struct {
+	// Specs are the workload specs as the user wrote them
+	// ("syscall:calls=100000").
+	Specs   []string      `json:"specs,omitempty"`
+	Quick   bool          `json:"quick,omitempty"`
+	Repeat  int           `json:"repeat"`
+	Warmup  int           `json:"warmup"`
+	Timeout time.Duration `json:"timeout_ns"`
+	CPUs    string        `json:"cpus,omitempty"`
+	FIFO    int           `json:"fifo,omitempty"`
+	// Labels are the run's --label pairs.
+	Labels map[string]string `json:"labels,omitempty"`
+	// Version is the host kdelta's version, recorded in the result set.
+	Version string `json:"version"`
+	// Command is the host's command line, recorded in the result set.
+	Command []string `json:"command,omitempty"`
+}
+
+// ParseJob parses the command line given after `--`: "run", then the
+// workloads and the flags of kdelta run that mean something in a guest
+// (-r, --warmup, --timeout, --cpus, --fifo, --label, --quick). The
+// workloads are checked against this binary's registry, which is the
+// guest's too.
+func ParseJob(args []string) (*Job, error) {
+	if len(args) == 0 {
+		return nil, errors.New("vm: nothing to run: give the guest's command after --, e.g. -- run syscall -r 5")
+	}
+	if args[0] != "run" {
+		return nil, fmt.Errorf("vm: the guest runs `run WORKLOAD... [flags]`, not %q", args[0])
+	}
+	j := &Job{Labels: map[string]string{}}
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder))
+	var labels []string
+	fs.IntVarP(&j.Repeat, "repeat", "r", 5, "")
+	fs.IntVar(&j.Warmup, "warmup", 1, "")
+	fs.DurationVar(&j.Timeout, "timeout", 10*time.Minute, "")
+	fs.StringVar(&j.CPUs, "cpus", "", "")
+	fs.IntVar(&j.FIFO, "fifo", 0, "")
+	fs.StringArrayVar(&labels, "label", nil, "")
+	fs.BoolVar(&j.Quick, "quick", false, "")
+	if err := fs.Parse(args[1:]); err != nil {
+		return nil, fmt.Errorf("vm: guest run: %w", err)
+	}
+	if j.Quick && !fs.Changed("repeat") {
+		j.Repeat = 3
+	}
+	j.Specs = fs.Args()
+	for _, l := range labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("vm: guest run: --label: %q is not key=value", l)
+		}
+		j.Labels[k] = v
+	}
+	if _, err := j.specs(); err != nil {
+		return nil, fmt.Errorf("vm: guest run: %w", err)
+	}
+	if j.Repeat < 1 {
+		return nil, fmt.Errorf("vm: guest run: -r/--repeat: must be at least 1, got %d", j.Repeat)
+	}
+	if j.Warmup < 0 {
+		return nil, fmt.Errorf("vm: guest run: --warmup: must not be negative, got %d", j.Warmup)
+	}
+	if j.CPUs != "" {
+		if _, err := sys.ParseCPUList(j.CPUs); err != nil {
+			return nil, fmt.Errorf("vm: guest run: --cpus: %w", err)
+		}
+	}
+	return j, nil
+}
+
+// specs parses the job's workloads.
+func (j *Job) specs() ([]workload.Spec, error) {
+	var specs []workload.Spec
+	if j.Quick {
+		q, err := workload.QuickSuite()
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, q...)
+	}
+	for _, s := range j.Specs {
+		sp, err := workload.ParseSpec(s)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, sp)
+	}
+	if len(specs) == 0 {
+		return nil, errors.New("no workloads given (name some, or use --quick; kdelta list shows them)")
+	}
+	return specs, nil
+}
+
+func (j *Job) marshal() []byte {
+	b, _ := json.MarshalIndent(j, "", "  ")
+	return append(b, '\n')
+}
+
+func unmarshalJob(b []byte) (*Job, error) {
+	var j Job
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, err
+	}
+	return &j, nil
+}

@@ -1,0 +1,355 @@
+package vm
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sys"
+)
+
+// fixedAppend is what kdelta adds before the user's command line: the
+// console on the first serial port, whose last lines explain a failure,
+// and panic=-1, so that a guest that panics reboots at once and qemu,
+// which runs with -no-reboot, exits instead of hanging until the timeout.
+// The user's arguments come after and win where they repeat one (the
+// kernel takes the last console= as /dev/console and the last panic=).
+const fixedAppend = "console=ttyS0 panic=-1"
+
+// Markers on the guest console.
+const (
+	bootMarker  = "Linux version " // the kernel's first line
+	guestMarker = "kdelta guest:"  // /init's lines
+	panicMarker = "Kernel panic - not syncing"
+)
+
+// consoleLines is how many of the console's last lines are kept for
+// error messages.
+const consoleLines = 200
+
+// A boot is one qemu run of a variant.
+type boot struct {
+	qemu    string
+	kernel  string
+	initrd  string
+	append  string // the user's part of the command line
+	accel   string // kvm or tcg
+	cpus    int
+	mem     string
+	timeout time.Duration
+	// console, when not nil, receives every line of the guest console.
+	console io.Writer
+	// deadline, when not zero, is how long the kernel has to print its
+	// first line: the KVM probe.
+	deadline time.Duration
+}
+
+// errNotBooted says a kernel printed nothing within the boot deadline.
+var errNotBooted = errors.New("the kernel did not start")
+
+// A bootError is a failed boot with the console's last lines.
+type bootError struct {
+	msg     string
+	console []string
+}
+
+func (e *bootError) Error() string {
+	if len(e.console) == 0 {
+		return e.msg + " (the console is empty)"
+	}
+	return e.msg + "; console: " + strings.Join(e.console, " | ")
+}
+
+// args returns qemu's command line for b, writing the guest's channel to
+// chanPath.
+func (b *boot) args(chanPath string) []string {
+	cmdline := fixedAppend
+	if b.append != "" {
+		cmdline += " " + b.append
+	}
+	// Under KVM the guest sees the host's CPU. Under TCG the default
+	// model (qemu64) is kept, as "max" makes the emulated kernel take
+	// slower paths (a null system call costs half as much again), with
+	// RDRAND, which seeds the guest's random pool at once: without it the
+	// first getrandom (a result set's id) waits seconds for entropy.
+	cpu := "qemu64,+rdrand"
+	if b.accel == "kvm" {
+		cpu = "host"
+	}
+	a := []string{"-accel", b.accel, "-cpu", cpu}
+	return append(a,
+		"-smp", fmt.Sprint(b.cpus),
+		"-m", b.mem,
+		"-nodefaults", "-no-user-config",
+		"-display", "none",
+		"-monitor", "none",
+		"-no-reboot",
+		"-serial", "stdio",
+		"-serial", "file:"+chanPath,
+		"-kernel", b.kernel,
+		"-initrd", b.initrd,
+		"-append", cmdline,
+	)
+}
+
+// run boots b once and returns the result set the guest sent. qemu runs in
+// a process group of its own with PR_SET_PDEATHSIG, and the group is
+// killed whatever happens, so no qemu outlives the call or kdelta.
+func (b *boot) run(ctx context.Context, dir string) (*result.Set, error) {
+	chanPath := filepath.Join(dir, "channel")
+	os.Remove(chanPath)
+	cmd := exec.Command(b.qemu, b.args(chanPath)...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	con := newConsole()
+	con.copy = b.console
+	if err := sys.DefaultSpawner().Start(cmd, sys.SpawnOptions{NewGroup: true, Pdeathsig: syscall.SIGKILL}); err != nil {
+		return nil, fmt.Errorf("start %s: %w", b.qemu, err)
+	}
+	pgid := cmd.Process.Pid
+	defer sys.KillGroup(pgid)
+	readDone := make(chan struct{})
+	go func() {
+		con.read(stdout)
+		close(readDone)
+	}()
+	exited := make(chan error, 1)
+	go func() {
+		<-readDone // Wait closes the pipe: read it to the end first.
+		exited <- cmd.Wait()
+	}()
+
+	var deadline <-chan time.Time
+	if b.deadline > 0 {
+		t := time.NewTimer(b.deadline)
+		defer t.Stop()
+		deadline = t.C
+	}
+	timeout := time.NewTimer(b.timeout)
+	defer timeout.Stop()
+	var grace <-chan time.Time
+	var failure error
+	var waitErr error
+	booted := con.booted
+	panicked := con.panicked
+wait:
+	for {
+		select {
+		case waitErr = <-exited:
+			break wait
+		case <-booted:
+			booted, deadline = nil, nil
+		case <-deadline:
+			failure = errNotBooted
+			sys.KillGroup(pgid)
+		case <-panicked:
+			// panic=-1 ends qemu at once; a command line that overrides
+			// it leaves the guest spinning, so it goes after a moment
+			// for the rest of the panic message.
+			panicked = nil
+			grace = time.After(time.Second)
+		case <-grace:
+			sys.KillGroup(pgid)
+		case <-timeout.C:
+			failure = &bootError{msg: fmt.Sprintf("guest timed out after %s; qemu killed", b.timeout)}
+			sys.KillGroup(pgid)
+		case <-ctx.Done():
+			failure = ctx.Err()
+			sys.KillGroup(pgid)
+		}
+	}
+	if failure != nil {
+		if be, ok := failure.(*bootError); ok {
+			be.console = con.tail(8)
+		}
+		return nil, failure
+	}
+	data, rerr := os.ReadFile(chanPath)
+	frames, perr := parseFrames(data)
+	for _, f := range frames {
+		switch f.Kind {
+		case frameResult:
+			set, err := decodeResult(f.Payload)
+			if err != nil {
+				return nil, &bootError{msg: "guest sent a result that does not decode: " + err.Error(), console: con.tail(5)}
+			}
+			return set, nil
+		case frameError:
+			// The guest says what went wrong itself: no console needed.
+			return nil, errors.New("guest: " + firstLine(string(f.Payload)))
+		}
+	}
+	var msg string
+	switch {
+	case con.panicLine() != "":
+		msg = "guest kernel panicked: " + con.panicLine()
+		con.mu.Lock()
+		ctxLines := con.panicContext
+		con.mu.Unlock()
+		return nil, &bootError{msg: msg, console: ctxLines}
+	case qemuError(stderr.String()) != "":
+		msg = qemuError(stderr.String())
+	case rerr != nil:
+		msg = fmt.Sprintf("guest sent nothing (%v)", rerr)
+	case errors.Is(perr, errNoFrame):
+		msg = "guest sent no result"
+	default:
+		msg = "guest sent garbage: " + perr.Error()
+	}
+	if waitErr != nil {
+		msg += fmt.Sprintf(" (qemu: %v)", waitErr)
+	}
+	return nil, &bootError{msg: msg, console: con.tail(8)}
+}
+
+// decodeResult reads a result frame's payload: a gzip-compressed result
+// set.
+func decodeResult(p []byte) (*result.Set, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(p))
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(zr, 1<<30))
+	if err != nil {
+		return nil, err
+	}
+	return result.Decode("guest result", data)
+}
+
+// qemuError returns qemu's own error line from its standard error, if it
+// wrote one (a kernel it cannot load, an accelerator it cannot use).
+// Warnings about CPU features the host lacks are left out.
+func qemuError(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.Contains(l, "warning:") {
+			continue
+		}
+		return l
+	}
+	return ""
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// A console follows the guest's first serial port: it keeps the last
+// lines and tells when the kernel started and when it panicked.
+type console struct {
+	copy     io.Writer
+	mu       sync.Mutex
+	lines    []string
+	panicMsg string
+	// panicContext holds the lines before the panic line.
+	panicContext []string
+	booted       chan struct{}
+	panicked     chan struct{}
+	bootOnce     sync.Once
+	panOnce      sync.Once
+}
+
+func newConsole() *console {
+	return &console{booted: make(chan struct{}), panicked: make(chan struct{})}
+}
+
+func (c *console) read(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		if c.copy != nil {
+			fmt.Fprintf(c.copy, "%s\n", strings.TrimRight(sc.Text(), "\r"))
+		}
+		l := cleanLine(sc.Text())
+		if l == "" {
+			continue
+		}
+		c.mu.Lock()
+		c.lines = append(c.lines, l)
+		if len(c.lines) > consoleLines {
+			c.lines = c.lines[len(c.lines)-consoleLines:]
+		}
+		if c.panicMsg == "" && strings.Contains(l, panicMarker) {
+			c.panicMsg = l[strings.Index(l, panicMarker):]
+			// What led to the panic says more than the stack after it.
+			n := len(c.lines) - 1
+			c.panicContext = append([]string(nil), c.lines[max(0, n-5):n]...)
+		}
+		c.mu.Unlock()
+		if strings.Contains(l, bootMarker) || strings.Contains(l, guestMarker) {
+			c.bootOnce.Do(func() { close(c.booted) })
+		}
+		if strings.Contains(l, panicMarker) {
+			c.panOnce.Do(func() { close(c.panicked) })
+		}
+	}
+	io.Copy(io.Discard, r)
+}
+
+// tail returns the last n lines.
+func (c *console) tail(n int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.lines) > n {
+		return append([]string(nil), c.lines[len(c.lines)-n:]...)
+	}
+	return append([]string(nil), c.lines...)
+}
+
+func (c *console) panicLine() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.panicMsg
+}
+
+// cleanLine drops the escape sequences and carriage returns the firmware
+// and the kernel write, and the kernel's timestamp, keeping what a user
+// reads.
+func cleanLine(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case ch == 0x1b:
+			// ESC [ params letter, or ESC letter.
+			j := i + 1
+			if j < len(s) && s[j] == '[' {
+				j++
+				for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+					j++
+				}
+			}
+			i = j
+		case ch == '\r' || ch < 0x20 && ch != '\t':
+		default:
+			b.WriteByte(ch)
+		}
+	}
+	l := strings.TrimSpace(b.String())
+	if strings.HasPrefix(l, "[") {
+		if k := strings.IndexByte(l, ']'); k > 0 && k < 16 {
+			l = strings.TrimSpace(l[k+1:])
+		}
+	}
+	return l
+}

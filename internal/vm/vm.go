@@ -1,0 +1,412 @@
+// Package vm runs kdelta's workloads on a kernel that is not the running
+// one: it boots the kernel image in qemu with an initramfs built on the
+// fly (cpio newc, gzip) that holds the static kdelta binary as /init and
+// the job as a file, lets the guest run the job with the normal runner and
+// take its own fingerprint, and brings the result set home over the
+// guest's second serial port, framed with a length and a SHA-256. Several
+// variants (kernel and command line pairs) boot in turn, A B A B ..., so
+// that the host's drift falls on every variant alike.
+package vm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/result"
+)
+
+// A Variant is one kernel image with one command line.
+type Variant struct {
+	Kernel string
+	// Append is the user's kernel command line, recorded as the result
+	// set's cmdline label exactly as given. qemu passes the kernel
+	// fixedAppend before it.
+	Append string
+}
+
+// Options say what to boot and what to run.
+type Options struct {
+	Variants []Variant
+	// Boots is how many times each variant boots; the boots alternate
+	// between variants.
+	Boots int
+	CPUs  int
+	Mem   string // qemu's -m: "1G", "512M"
+	// Accel is kvm, tcg or auto: KVM when it boots the kernel within
+	// BootDeadline, else TCG.
+	Accel string
+	// Modules is a directory of the kernels' modules (a lib/modules/RELEASE
+	// tree, or a directory holding lib/modules/RELEASE); "" for none.
+	Modules string
+	Job     *Job
+	// Timeout bounds each boot, from qemu's start to the guest's power-off.
+	Timeout time.Duration
+	// BootDeadline is how long KVM has to start the kernel before auto
+	// falls back to TCG; 0 means 5 s.
+	BootDeadline time.Duration
+	// Binary is the static kdelta that becomes the guest's /init; "" means
+	// this executable.
+	Binary string
+	// Qemu is the emulator; "" means qemu-system-x86_64 from $PATH.
+	Qemu string
+	// Labels are added to every result set.
+	Labels map[string]string
+	// Console, when not nil, receives the guest consoles, whole.
+	Console io.Writer
+	// Log receives one line per boot and the notices (the fall-back to
+	// TCG, said once); nil discards them.
+	Log io.Writer
+}
+
+// Defaults of Options.
+const (
+	DefaultCPUs         = 2
+	DefaultMem          = "1G"
+	DefaultTimeout      = 30 * time.Minute
+	DefaultBootDeadline = 5 * time.Second
+)
+
+// TCGWarning is recorded in the result sets of boots under TCG.
+const TCGWarning = "timings emulated under TCG (qemu without KVM): compare them only with other TCG results; they do not measure the hardware"
+
+// ErrQemuMissing is returned when qemu-system-x86_64 cannot be found.
+var ErrQemuMissing = errors.New("qemu-system-x86_64 not found: install it (Debian, Ubuntu: apt-get install qemu-system-x86; Fedora: dnf install qemu-system-x86-core), or run scripts/vm-kernel.sh, which does")
+
+var memRE = regexp.MustCompile(`^[0-9]+[KMGTkmgt]?$`)
+
+// variantName is the letter of variant i: A, B, ... Z, then V27, V28.
+func variantName(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("V%d", i+1)
+}
+
+// prepared is a variant ready to boot.
+type prepared struct {
+	Variant
+	name   string
+	kernel *Kernel
+	initrd string
+}
+
+// Run boots every variant opt.Boots times, alternating (A B A B ...), runs
+// the job in each guest and returns one result set per variant, holding
+// the runs of all its boots; each run carries its boot index in
+// Info["boot"]. The sets are labelled kernel (the guest's release),
+// cmdline (the variant's --append), variant (its letter), accel and
+// boots, plus opt.Labels. On a failed boot it returns the sets of the
+// variants so far, incomplete, and an error that names the boot and
+// carries the guest console's last lines.
+func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
+	if err := checkOptions(opt); err != nil {
+		return nil, err
+	}
+	log := opt.Log
+	if log == nil {
+		log = io.Discard
+	}
+	qemu := opt.Qemu
+	if qemu == "" {
+		qemu = "qemu-system-x86_64"
+	}
+	qpath, err := exec.LookPath(qemu)
+	if err != nil {
+		if opt.Qemu == "" {
+			return nil, ErrQemuMissing
+		}
+		return nil, fmt.Errorf("qemu %s: %w", opt.Qemu, err)
+	}
+	bin := opt.Binary
+	if bin == "" {
+		if bin, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("find own executable for the guest's /init: %w", err)
+		}
+	}
+	if err := checkStatic(bin); err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "kdelta-vm-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+
+	vars, err := prepare(opt, bin, dir)
+	if err != nil {
+		return nil, err
+	}
+	probe := probeFile()
+	accel, err := initialAccel(opt.Accel, qpath, probe, log)
+	if err != nil {
+		return nil, err
+	}
+	deadline := opt.BootDeadline
+	if deadline == 0 {
+		deadline = DefaultBootDeadline
+	}
+	sets := make([]*result.Set, len(vars))
+	total := opt.Boots * len(vars)
+	n := 0
+	for bi := 0; bi < opt.Boots; bi++ {
+		for vi, v := range vars {
+			n++
+			b := &boot{qemu: qpath, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
+				accel: accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
+			if accel == "kvm" {
+				b.deadline = deadline
+			}
+			start := time.Now()
+			set, err := b.run(ctx, dir)
+			if b.accel == "kvm" && b.deadline > 0 {
+				// Once KVM has started a kernel, later boots need no
+				// deadline.
+				if !errors.Is(err, errNotBooted) {
+					deadline = 0
+				}
+				if err == nil || errors.Is(err, errNotBooted) {
+					rememberKVM(probe, qpath, err == nil)
+				}
+			}
+			if errors.Is(err, errNotBooted) && opt.Accel == "auto" {
+				fmt.Fprintf(log, "kdelta: vm: KVM did not start the kernel within %s; falling back to TCG (emulated: timings do not measure the hardware)\n", deadline)
+				accel = "tcg"
+				b.accel, b.deadline = "tcg", 0
+				start = time.Now()
+				set, err = b.run(ctx, dir)
+			}
+			if errors.Is(err, errNotBooted) {
+				err = fmt.Errorf("KVM did not start the kernel within %s (use --accel tcg or auto)", b.deadline)
+			}
+			what := fmt.Sprintf("vm: boot %d/%d: %s %s %s", n, total, v.name, v.kernel.Release, quoteCmdline(v.Append))
+			if err != nil {
+				if ctx.Err() != nil {
+					err = fmt.Errorf("%s: interrupted: %w", what, ctx.Err())
+				} else {
+					err = fmt.Errorf("%s (%s): %w", what, b.accel, err)
+				}
+				return finished(sets), err
+			}
+			fmt.Fprintf(log, "kdelta: %s (%s): result in %.1f s\n", what, b.accel, time.Since(start).Seconds())
+			sets[vi] = mergeBoot(sets[vi], set, bi)
+			label(sets[vi], opt, v, b.accel)
+		}
+	}
+	return sets, nil
+}
+
+// finished returns the sets that hold at least one boot.
+func finished(sets []*result.Set) []*result.Set {
+	var out []*result.Set
+	for _, s := range sets {
+		if s != nil {
+			s.Complete = false
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func quoteCmdline(s string) string {
+	if s == "" {
+		return "(no --append)"
+	}
+	return strconv.Quote(s)
+}
+
+func checkOptions(opt *Options) error {
+	if len(opt.Variants) == 0 {
+		return errors.New("vm: no --kernel given")
+	}
+	if opt.Job == nil {
+		return errors.New("vm: nothing to run: give the guest's command after --, e.g. -- run syscall -r 5")
+	}
+	if _, err := opt.Job.specs(); err != nil {
+		return fmt.Errorf("vm: guest run: %w", err)
+	}
+	if opt.Boots < 1 {
+		return fmt.Errorf("--boots: must be at least 1, got %d", opt.Boots)
+	}
+	if opt.CPUs < 1 {
+		return fmt.Errorf("--cpus: must be at least 1, got %d", opt.CPUs)
+	}
+	if opt.Mem == "" {
+		opt.Mem = DefaultMem
+	}
+	if !memRE.MatchString(opt.Mem) {
+		return fmt.Errorf("--mem: %q is not a size (e.g. 1G, 512M)", opt.Mem)
+	}
+	switch opt.Accel {
+	case "":
+		opt.Accel = "auto"
+	case "auto", "kvm", "tcg":
+	default:
+		return fmt.Errorf("--accel: %q is not kvm, tcg or auto", opt.Accel)
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = DefaultTimeout
+	}
+	return nil
+}
+
+// prepare inspects every kernel and writes one initramfs per kernel.
+func prepare(opt *Options, bin, dir string) ([]*prepared, error) {
+	var out []*prepared
+	initrds := map[string]string{}
+	needs := map[string]bool{}
+	if specs, err := opt.Job.specs(); err == nil {
+		for _, sp := range specs {
+			for _, m := range workloadModules[sp.Workload.Name()] {
+				needs[m.name] = true
+			}
+		}
+	}
+	for i, v := range opt.Variants {
+		k, err := InspectKernel(v.Kernel)
+		if err != nil {
+			return nil, err
+		}
+		p := &prepared{Variant: v, name: variantName(i), kernel: k}
+		if path, ok := initrds[v.Kernel]; ok {
+			p.initrd = path
+			out = append(out, p)
+			continue
+		}
+		r := &initramfs{Binary: bin, Job: opt.Job, Release: k.Release, Config: k.Config}
+		if opt.Modules != "" && len(needs) > 0 {
+			modDir, err := moduleTree(opt.Modules, k.Release)
+			if err != nil {
+				return nil, err
+			}
+			var names []string
+			for n := range needs {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			if r.Modules, err = resolveModules(modDir, names); err != nil {
+				return nil, err
+			}
+		}
+		path := fmt.Sprintf("%s/initramfs-%d.cpio.gz", dir, len(initrds))
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, err
+		}
+		werr := writeInitramfs(f, r)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return nil, werr
+		}
+		initrds[v.Kernel] = path
+		p.initrd = path
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// mergeBoot adds the runs of boot bi (its result set, got) to the
+// variant's set so far (nil for the first boot). Runs are numbered on
+// across boots and carry their boot index.
+func mergeBoot(into, got *result.Set, bi int) *result.Set {
+	tag := func(s *result.Set) {
+		for _, b := range s.Benchmarks {
+			for _, r := range b.Runs {
+				if r.Info == nil {
+					r.Info = map[string]string{}
+				}
+				r.Info["boot"] = strconv.Itoa(bi)
+			}
+		}
+	}
+	tag(got)
+	if into == nil {
+		return got
+	}
+	for i, b := range got.Benchmarks {
+		if i >= len(into.Benchmarks) || into.Benchmarks[i].Key() != b.Key() {
+			into.Warnings = appendNew(into.Warnings, fmt.Sprintf("boot %d: benchmark %s does not match the first boot's; left out", bi, b.Key()))
+			continue
+		}
+		ib := into.Benchmarks[i]
+		measured, warm := 0, 0
+		for _, r := range ib.Runs {
+			if r.Warmup {
+				warm++
+			} else if r.Status != result.StatusSkipped {
+				measured++
+			}
+		}
+		for _, r := range b.Runs {
+			if r.Status == result.StatusSkipped && ib.Skipped != "" {
+				continue // skipped for the same reason in every boot
+			}
+			if r.Warmup {
+				r.Index += warm
+			} else {
+				r.Index += measured
+			}
+			ib.Runs = append(ib.Runs, r)
+		}
+		if ib.Skipped == "" {
+			ib.Skipped = b.Skipped
+		}
+	}
+	for _, w := range got.Warnings {
+		into.Warnings = appendNew(into.Warnings, w)
+	}
+	into.Complete = into.Complete && got.Complete
+	return into
+}
+
+// label sets the labels and warnings that say where the set was measured.
+func label(s *result.Set, opt *Options, v *prepared, accel string) {
+	if s.Labels == nil {
+		s.Labels = map[string]string{}
+	}
+	// The guest set host from its own hostname; the host is this machine.
+	if h, err := os.Hostname(); err == nil {
+		s.Labels["host"] = h
+	}
+	if s.Env != nil && s.Env.Kernel.Release.Known() {
+		s.Labels["kernel"] = s.Env.Kernel.Release.Value
+	} else if v.kernel.Release != "" {
+		s.Labels["kernel"] = v.kernel.Release
+	}
+	s.Labels["cmdline"] = v.Append
+	s.Labels["variant"] = v.name
+	s.Labels["vm"] = "qemu"
+	s.Labels["boots"] = strconv.Itoa(opt.Boots)
+	if old, ok := s.Labels["accel"]; ok && old != accel {
+		accel = old + "," + accel
+	}
+	s.Labels["accel"] = accel
+	for k, val := range opt.Labels {
+		s.Labels[k] = val
+	}
+	if strings.Contains(accel, "tcg") {
+		s.Warnings = appendNew(s.Warnings, TCGWarning)
+	}
+	if opt.CPUs == 1 {
+		s.Warnings = appendNew(s.Warnings, "the guest has one CPU: membarrier and synchronize_rcu wait for no other CPU, so RCU latencies are not comparable with multi-CPU runs")
+	}
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
