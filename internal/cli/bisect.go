@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -17,8 +16,6 @@ import (
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/stats"
-	"github.com/kdelta/kdelta/internal/sys"
-	"github.com/kdelta/kdelta/internal/sysinfo"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -114,7 +111,7 @@ so try the command by hand once before starting the bisection.`,
 			if err := j.check(specs, good, bad); err != nil {
 				return err
 			}
-			opt, err := measureOptions(cpus, fifo, warmup, repeat, timeout, output, labels)
+			opt, err := sessionOptions(cpus, fifo, warmup, repeat, timeout, output, labels)
 			if err != nil {
 				return err
 			}
@@ -203,41 +200,6 @@ so try the command by hand once before starting the bisection.`,
 	f.StringVarP(&output, "output", "o", "", "write the measured result set, with the decision and its evidence, to this JSON file")
 	rf.register(f)
 	return c
-}
-
-// measureOptions are the runner options of bisect-run, from its flags, with
-// the fingerprint taken and the tuning warnings in Warnings.
-func measureOptions(cpus string, fifo, warmup, repeat int, timeout time.Duration, output string, labels []string) (*runner.Options, error) {
-	opt := &runner.Options{
-		Repeat:  repeat,
-		Warmup:  warmup,
-		FIFO:    fifo,
-		Timeout: timeout,
-		Output:  output,
-		Command: append([]string{"kdelta"}, os.Args[1:]...),
-		Version: Version,
-		Labels:  map[string]string{},
-	}
-	if cpus != "" {
-		list, err := sys.ParseCPUList(cpus)
-		if err != nil {
-			return nil, fmt.Errorf("--cpus: %w", err)
-		}
-		opt.CPUs = list
-	}
-	for _, l := range labels {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--label: %q is not key=value", l)
-		}
-		opt.Labels[k] = v
-	}
-	if err := runner.Check(opt); err != nil {
-		return nil, err
-	}
-	opt.Env = runner.Fingerprint(Version)
-	opt.Warnings = sysinfo.Warnings(opt.Env, opt.CPUs)
-	return opt, nil
 }
 
 // bisectSpecs parses the --workload arguments or, without any, rebuilds

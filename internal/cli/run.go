@@ -3,8 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,8 +11,6 @@ import (
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
-	"github.com/kdelta/kdelta/internal/sys"
-	"github.com/kdelta/kdelta/internal/sysinfo"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -72,31 +68,8 @@ two-core machine) with -r 5 unless -r is given.`,
 			if err := pf.check(c.Flags()); err != nil {
 				return err
 			}
-			opt := &runner.Options{
-				Repeat:  repeat,
-				Warmup:  warmup,
-				FIFO:    fifo,
-				Timeout: timeout,
-				Output:  output,
-				Command: append([]string{"kdelta"}, os.Args[1:]...),
-				Version: Version,
-				Labels:  map[string]string{},
-			}
-			if cpus != "" {
-				list, err := sys.ParseCPUList(cpus)
-				if err != nil {
-					return fmt.Errorf("--cpus: %w", err)
-				}
-				opt.CPUs = list
-			}
-			for _, l := range labels {
-				k, v, ok := strings.Cut(l, "=")
-				if !ok || k == "" {
-					return fmt.Errorf("--label: %q is not key=value", l)
-				}
-				opt.Labels[k] = v
-			}
-			if err := runner.Check(opt); err != nil {
+			opt, err := sessionOptions(cpus, fifo, warmup, repeat, timeout, output, labels)
+			if err != nil {
 				return err
 			}
 			hook, warmHook, schedstat, err := cf.hooks(opt.CPUs, false)
@@ -114,12 +87,9 @@ two-core machine) with -r 5 unless -r is given.`,
 			if isTerminal(c.ErrOrStderr()) {
 				opt.Progress = c.ErrOrStderr()
 			}
-			opt.Env = runner.Fingerprint(Version)
-			set0warn := sysinfo.Warnings(opt.Env, opt.CPUs)
-			for _, w := range set0warn {
+			for _, w := range opt.Warnings {
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
 			}
-			opt.Warnings = set0warn
 			rec, err := rf.open(c.Context())
 			if err != nil {
 				return err

@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/runner"
-	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -42,35 +40,17 @@ other (kdelta compare); the store (kdelta results) records them too, unless
 			if repeat < 1 {
 				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
 			}
-			opt := &runner.Options{
-				Repeat: repeat, FIFO: fifo, Timeout: timeout, Output: output, Version: Version,
-				Labels: map[string]string{}, Command: append([]string{"kdelta"}, os.Args[1:]...),
-				CommandOutput: os.Stderr,
-			}
-			if cpus != "" {
-				list, err := sys.ParseCPUList(cpus)
-				if err != nil {
-					return fmt.Errorf("--cpus: %w", err)
-				}
-				opt.CPUs = list
-			}
-			for _, l := range labels {
-				k, v, ok := strings.Cut(l, "=")
-				if !ok || k == "" {
-					return fmt.Errorf("--label: %q is not key=value", l)
-				}
-				opt.Labels[k] = v
-			}
-			if err := runner.Check(opt); err != nil {
+			opt, err := sessionOptions(cpus, fifo, 0, repeat, timeout, output, labels)
+			if err != nil {
 				return err
 			}
+			opt.CommandOutput = os.Stderr
 			// stat has no warm-up runs: every run counts -e, as perf stat.
 			hook, _, _, err := cf.hooks(opt.CPUs, true)
 			if err != nil {
 				return err
 			}
 			opt.OnReady = hook
-			opt.Env = runner.Fingerprint(Version)
 			rec, err := rf.open(c.Context())
 			if err != nil {
 				return err

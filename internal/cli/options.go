@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
+)
+
+// sessionOptions are the runner options that run, stat and bisect-run
+// share, from their flags, checked against this machine, with the
+// fingerprint taken and the tuning check's warnings in Warnings.
+func sessionOptions(cpus string, fifo, warmup, repeat int, timeout time.Duration, output string, labels []string) (*runner.Options, error) {
+	opt := &runner.Options{
+		Repeat:  repeat,
+		Warmup:  warmup,
+		FIFO:    fifo,
+		Timeout: timeout,
+		Output:  output,
+		Command: append([]string{"kdelta"}, os.Args[1:]...),
+		Version: Version,
+		Labels:  map[string]string{},
+	}
+	if cpus != "" {
+		list, err := sys.ParseCPUList(cpus)
+		if err != nil {
+			return nil, fmt.Errorf("--cpus: %w", err)
+		}
+		opt.CPUs = list
+	}
+	for _, l := range labels {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--label: %q is not key=value", l)
+		}
+		opt.Labels[k] = v
+	}
+	if err := runner.Check(opt); err != nil {
+		return nil, err
+	}
+	opt.Env = runner.Fingerprint(Version)
+	opt.Warnings = sysinfo.Warnings(opt.Env, opt.CPUs)
+	return opt, nil
+}
