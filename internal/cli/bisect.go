@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,8 @@ import (
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/vm"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -32,6 +35,7 @@ const (
 func newBisectRunCmd() *cobra.Command {
 	var (
 		good, bad, metric, threshold, cpus, output string
+		vmImage, vmAppend                          string
 		specArgs, labels                           []string
 		alpha                                      float64
 		repeat, maxRuns, warmup, fifo              int
@@ -65,6 +69,10 @@ result set (label bisect=good|bad|skip, and its warnings) in the store (unless
 A REF is a result set file (or anything kdelta import reads), the id of a set
 in the store (or its start), or a label query such as kernel=6.15 matching one
 set.
+
+With --vm IMAGE the measurement happens in a kernel booted under qemu (as
+kdelta vm does, with --append as its command line): the freshly built kernel
+of each bisect step. Each batch of runs is one boot.
 
 Exit status: 0 good, 1 bad, 125 cannot tell, 2 usage or input error, 130
 interrupted (which makes git bisect run stop). git bisect run counts 2 as bad,
@@ -141,7 +149,12 @@ so try the command by hand once before starting the bisection.`,
 					return more
 				},
 			}
-			set, err := runner.RunUntil(c.Context(), specs, opt, until)
+			var set *result.Set
+			if vmImage != "" {
+				set, err = bisectInVM(c.Context(), vmImage, vmAppend, specs, opt, until, c.ErrOrStderr())
+			} else {
+				set, err = runner.RunUntil(c.Context(), specs, opt, until)
+			}
 			if errors.Is(err, runner.ErrInterrupted) {
 				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
 			}
@@ -186,6 +199,8 @@ so try the command by hand once before starting the bisection.`,
 	f := c.Flags()
 	f.StringVar(&good, "good", "", "the result set of a good commit (required)")
 	f.StringVar(&bad, "bad", "", "the result set of a bad commit")
+	f.StringVar(&vmImage, "vm", "", "boot this kernel image in qemu and measure there (kdelta vm), one boot per batch of runs")
+	f.StringVar(&vmAppend, "append", "", "with --vm: the guest kernel's command line")
 	f.StringArrayVar(&specArgs, "workload", nil, "workload to measure, WORKLOAD[:k=v,...] (repeatable; default: those of the good set)")
 	f.StringVar(&metric, "metric", "", "the metric that decides (default: each workload's first)")
 	f.StringVar(&threshold, "threshold", "5%", "noise band: changes inside ±threshold are no regression (percent)")
@@ -660,4 +675,85 @@ func (u *untilFlags) report(w io.Writer) {
 	for _, s := range u.stops {
 		fmt.Fprintln(w, s)
 	}
+}
+
+// bisectInVM measures specs in a kernel booted under qemu: one boot per
+// batch of runs, as long as until.More asks for more and the runs stay
+// under until.MaxRuns. The runs of every boot are gathered in one set.
+func bisectInVM(ctx context.Context, image, appendArgs string, specs []workload.Spec, opt *runner.Options, until runner.Until, log io.Writer) (*result.Set, error) {
+	names := make([]string, len(specs))
+	for i, sp := range specs {
+		names[i] = sp.Workload.Name() + ":" + result.FormatParams(sp.Values)
+	}
+	vopt := &vm.Options{
+		Variants: []vm.Variant{{Kernel: image, Append: appendArgs}},
+		Boots:    1,
+		CPUs:     vm.DefaultCPUs,
+		Mem:      vm.DefaultMem,
+		Accel:    "auto",
+		Timeout:  vm.DefaultTimeout,
+		Labels:   opt.Labels,
+		Log:      log,
+		Job: &vm.Job{Specs: names, Repeat: opt.Repeat, Warmup: opt.Warmup, Timeout: opt.Timeout,
+			FIFO: opt.FIFO, Version: Version, Command: opt.Command},
+	}
+	if opt.CPUs != nil {
+		vopt.Job.CPUs = sys.FormatCPUList(opt.CPUs)
+	}
+	var set *result.Set
+	for boot := 0; ; boot++ {
+		sets, err := vm.Run(ctx, vopt)
+		if err != nil {
+			return set, err
+		}
+		if len(sets) != 1 {
+			return set, fmt.Errorf("--vm: %d result sets came home, want 1", len(sets))
+		}
+		got := sets[0]
+		if set == nil {
+			set = got
+		} else {
+			mergeBoot(set, got)
+		}
+		if opt.Record != nil {
+			if err := opt.Record(set); err != nil {
+				return set, err
+			}
+		}
+		more := false
+		if until.More != nil {
+			for i, m := range until.More(set) {
+				if m && i < len(set.Benchmarks) && len(set.Benchmarks[i].Measured()) < until.MaxRuns {
+					more = true
+				}
+			}
+		}
+		if !more {
+			return set, nil
+		}
+		// Later boots add a batch of measured runs, no warm-up beyond the
+		// guest's own.
+		if until.Batch > 0 {
+			vopt.Job.Repeat = until.Batch
+		}
+	}
+}
+
+// mergeBoot appends the runs of a later boot to set, benchmark by
+// benchmark, numbering them after the runs already there.
+func mergeBoot(set, later *result.Set) {
+	for i, b := range set.Benchmarks {
+		if i >= len(later.Benchmarks) {
+			break
+		}
+		next := len(b.Measured())
+		for _, r := range later.Benchmarks[i].Runs {
+			if !r.Warmup {
+				r.Index = next
+				next++
+			}
+			b.Runs = append(b.Runs, r)
+		}
+	}
+	set.Warnings = append(set.Warnings, later.Warnings...)
 }

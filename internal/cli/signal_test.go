@@ -33,7 +33,10 @@ func kdeltaBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "kdelta")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/kdelta").CombinedOutput()
+		// Static, so that it can also be the /init of a qemu guest.
+		build := exec.Command("go", "build", "-o", binPath, "../../cmd/kdelta")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = err
 			binPath = string(out)
