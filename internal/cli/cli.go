@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/knob"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/vm"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -57,6 +58,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if vm.IsGuest() {
 		return vm.GuestMain()
 	}
+	// Knobs that a killed kdelta left changed go back first.
+	knob.RecoverStale(stderr)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(stdout, stderr)
@@ -92,7 +95,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd())
 	return root
 }
 

@@ -25,6 +25,7 @@ func newRunCmd() *cobra.Command {
 		uf                   untilFlags
 		pf                   profileFlags
 		rf                   recordFlags
+		jf                   jobFlags
 	)
 	c := &cobra.Command{
 		Use:   "run [WORKLOAD[:k=v,...]]...",
@@ -38,6 +39,10 @@ results) records it after every run too, unless --no-store.
 --quick runs a short suite of every seed workload (under two minutes on a
 two-core machine) with -r 5 unless -r is given.`,
 		RunE: func(c *cobra.Command, args []string) error {
+			if jf.used() {
+				// A job file, knobs or a matrix: see kdelta ab.
+				return runJob(c, args, &jf, "run")
+			}
 			var specs []workload.Spec
 			if quick {
 				q, err := workload.QuickSuite()
@@ -137,6 +142,7 @@ two-core machine) with -r 5 unless -r is given.`,
 	uf.register(f)
 	pf.register(f)
 	rf.register(f)
+	jf.register(f, false)
 	return c
 }
 

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/knob"
+)
+
+func newRestoreCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "restore",
+		Short: "Put back kernel knobs that a killed kdelta left changed",
+		Long: `Put back the kernel knobs (--set, ab variants) that a kdelta which is gone
+left changed: it was killed (SIGKILL), crashed, or the machine lost power
+before it could restore them. Every kdelta that changes a knob first writes
+its old value to a journal under $XDG_STATE_HOME/kdelta/restore.d (else
+~/.local/state/kdelta/restore.d) and holds it locked while it runs; the
+journals whose lock can be taken belong to a kdelta that is gone. Those are
+restored and removed; the knobs of a kdelta still running are listed and
+left alone. Every kdelta start does the same, quietly when there is nothing
+to do.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			out := c.OutOrStdout()
+			dir, err := knob.JournalDir()
+			if err != nil {
+				return err
+			}
+			done, holders, err := knob.Recover(dir)
+			if err != nil {
+				return err
+			}
+			failed := false
+			for _, r := range done {
+				for _, l := range r.Lines() {
+					fmt.Fprintln(out, l)
+				}
+				for _, e := range r.Unchanged {
+					fmt.Fprintf(out, "%s=%s (%s) already held its old value\n", e.Key, e.Value, e.Path)
+				}
+				failed = failed || r.Err != nil
+			}
+			for _, h := range holders {
+				for _, e := range h.Knobs {
+					fmt.Fprintf(out, "kdelta pid %d is running and restores %s=%s (%s) when it ends\n", h.PID, e.Key, e.Value, e.Path)
+				}
+			}
+			if len(done) == 0 && len(holders) == 0 {
+				fmt.Fprintf(out, "nothing to restore (no journal in %s)\n", dir)
+			}
+			if failed {
+				return &exitError{code: ExitBad, err: errors.New("restore: some knobs could not be written back; their journals stay for another try")}
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,230 @@
+package job
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// groups lists the cells by knob point, in cell order: the cells of one
+// group are the variants at that point, the first being the baseline.
+func groups(cells []Cell) [][]int {
+	var out [][]int
+	at := map[string]int{}
+	for i, c := range cells {
+		var k []string
+		for _, a := range c.Point {
+			k = append(k, a.Key+"="+a.Value)
+		}
+		key := strings.Join(k, ",")
+		g, ok := at[key]
+		if !ok {
+			g = len(out)
+			at[key] = g
+			out = append(out, nil)
+		}
+		out[g] = append(out[g], i)
+	}
+	return out
+}
+
+// compareFirst compares benchmark bi's first metric between two sets.
+func compareFirst(a, b *result.Set, bi int, so stats.Options) (stats.Comparison, result.Metric, bool) {
+	ba, bb := a.Benchmarks[bi], b.Benchmarks[bi]
+	if len(ba.Metrics) == 0 || ba.Skipped != "" || bb.Skipped != "" {
+		return stats.Comparison{}, result.Metric{}, false
+	}
+	m := ba.Metrics[0]
+	va, vb := ba.Values(m.Name), bb.Values(m.Name)
+	if len(va) == 0 || len(vb) == 0 {
+		return stats.Comparison{}, m, false
+	}
+	so.Better = string(m.Better)
+	if so.Better == "" {
+		so.Better = stats.LowerIsBetter
+	}
+	return stats.Compare(va, vb, so), m, true
+}
+
+// A Verdict is one variant against the first at its knob point, on one
+// benchmark's first metric.
+type Verdict struct {
+	Cell, Baseline string
+	Benchmark      string
+	Metric         string
+	Comparison     stats.Comparison
+}
+
+func (v Verdict) String() string {
+	return fmt.Sprintf("%s vs %s: %s %s: %s %s", v.Cell, v.Baseline, v.Benchmark, v.Metric, report.Pct(v.Comparison.Change), report.VerdictText(v.Comparison))
+}
+
+// Verdicts compares, at each knob point, each variant with the first on
+// each benchmark's first metric.
+func Verdicts(cells []Cell, sets []*result.Set, so stats.Options) []Verdict {
+	var out []Verdict
+	for _, g := range groups(cells) {
+		base := sets[g[0]]
+		for _, i := range g[1:] {
+			for bi, b := range base.Benchmarks {
+				c, m, ok := compareFirst(base, sets[i], bi, so)
+				if ok {
+					out = append(out, Verdict{Cell: cells[i].Name, Baseline: cells[g[0]].Name, Benchmark: b.Key(), Metric: m.Name, Comparison: c})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Pending lists the comparisons --until-conclusive still waits for: the
+// Verdicts that are inconclusive.
+func Pending(cells []Cell, sets []*result.Set, so stats.Options) []string {
+	var out []string
+	for _, v := range Verdicts(cells, sets, so) {
+		if v.Comparison.Verdict == stats.Inconclusive {
+			out = append(out, v.String())
+		}
+	}
+	return out
+}
+
+// WriteSweep writes, per workload, a table of its first metric against the
+// swept values: one row per benchmark (parameter point) and knob point,
+// one column per variant with the median and the coefficient of variation
+// of its measured runs, and, for each variant after the first, the change
+// from the first and the verdict.
+func WriteSweep(w io.Writer, cells []Cell, sets []*result.Set, axes []Axis, so stats.Options) {
+	if len(sets) == 0 {
+		return
+	}
+	gs := groups(cells)
+	var variants []string
+	for _, i := range gs[0] {
+		name := cells[i].Variant
+		if name == "" {
+			name = "median"
+		}
+		variants = append(variants, name)
+	}
+	var workloads []string
+	seen := map[string]bool{}
+	for _, b := range sets[0].Benchmarks {
+		if !seen[b.Workload] {
+			seen[b.Workload] = true
+			workloads = append(workloads, b.Workload)
+		}
+	}
+	for wi, wl := range workloads {
+		var bis []int
+		for bi, b := range sets[0].Benchmarks {
+			if b.Workload == wl {
+				bis = append(bis, bi)
+			}
+		}
+		first := sets[0].Benchmarks[bis[0]]
+		if len(first.Metrics) == 0 {
+			continue
+		}
+		m := first.Metrics[0]
+		var cols []Axis
+		for _, a := range axes {
+			if a.Knob != nil || hasParamIn(sets[0], bis, a.Key) {
+				cols = append(cols, a)
+			}
+		}
+		if wi > 0 {
+			fmt.Fprintln(w)
+		}
+		better := string(m.Better)
+		if better == "" {
+			better = "lower"
+		}
+		fmt.Fprintf(w, "sweep: %s %s (%s, %s is better): median of the measured runs, CV in brackets\n", wl, m.Name, unitOr(m.Unit), better)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		var head []string
+		for _, a := range cols {
+			head = append(head, a.Name())
+		}
+		head = append(head, variants...)
+		for _, v := range variants[1:] {
+			head = append(head, v+" vs "+variants[0], "verdict")
+		}
+		fmt.Fprintln(tw, strings.Join(head, "\t"))
+		for _, g := range gs {
+			for _, bi := range bis {
+				var row []string
+				for _, a := range cols {
+					if a.Knob != nil {
+						row = append(row, pointValue(cells[g[0]], a.Key))
+					} else {
+						row = append(row, orDash(sets[g[0]].Benchmarks[bi].Params[a.Key]))
+					}
+				}
+				for _, i := range g {
+					row = append(row, medianCell(sets[i].Benchmarks[bi], m.Name))
+				}
+				for _, i := range g[1:] {
+					c, _, ok := compareFirst(sets[g[0]], sets[i], bi, so)
+					if !ok {
+						row = append(row, "-", "-")
+						continue
+					}
+					row = append(row, report.Pct(c.Change), report.VerdictText(c))
+				}
+				fmt.Fprintln(tw, strings.Join(row, "\t"))
+			}
+		}
+		tw.Flush()
+	}
+}
+
+func hasParamIn(s *result.Set, bis []int, key string) bool {
+	for _, bi := range bis {
+		if _, ok := s.Benchmarks[bi].Params[key]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func pointValue(c Cell, key string) string {
+	for _, a := range c.Point {
+		if a.Key == key {
+			return a.Value
+		}
+	}
+	return "-"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func unitOr(u string) string {
+	if u == "" {
+		return "no unit"
+	}
+	return u
+}
+
+// medianCell is "median [cv%] n=N", or why there is none.
+func medianCell(b *result.Benchmark, metric string) string {
+	if b.Skipped != "" {
+		return "skipped"
+	}
+	v := b.Values(metric)
+	if len(v) == 0 {
+		return "no runs"
+	}
+	s := stats.Summarize(v)
+	return fmt.Sprintf("%s [%.1f%%] n=%d", report.Num(s.Median), s.CV, s.N)
+}

@@ -1,0 +1,291 @@
+package knob
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/sys"
+)
+
+// JournalSchema names the layout of a restore journal.
+const JournalSchema = "kdelta/restore/v1"
+
+// An Entry is one file to write back and the value it held before.
+type Entry struct {
+	Key   string `json:"key"`
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}
+
+// record is a restore journal's content.
+type record struct {
+	Schema  string    `json:"schema"`
+	PID     int       `json:"pid"`
+	Started time.Time `json:"started"`
+	Command []string  `json:"command,omitempty"`
+	Knobs   []Entry   `json:"knobs"`
+}
+
+// JournalDir is where restore journals live: $XDG_STATE_HOME/kdelta/restore.d,
+// else ~/.local/state/kdelta/restore.d.
+func JournalDir() (string, error) {
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("restore journal: no $XDG_STATE_HOME and %w", err)
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "kdelta", "restore.d"), nil
+}
+
+// A journal is the restore journal of this process, locked while it
+// lives.
+type journal struct {
+	path string
+	f    *os.File
+}
+
+// createJournal writes rec to DIR/PID.json and keeps it locked. It is
+// written under a temporary name, locked, synced and only then renamed,
+// so a journal that Recover can see is always whole and always locked by
+// a living owner until that owner exits.
+func createJournal(dir string, rec record) (*journal, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("restore journal: %w (set XDG_STATE_HOME to a writable directory)", err)
+	}
+	final := filepath.Join(dir, strconv.Itoa(rec.PID)+".json")
+	tmp := final + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		// Left by a process of the same pid that died before renaming
+		// it; it never changed a knob.
+		os.Remove(tmp)
+		f, err = os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("restore journal: %w", err)
+	}
+	fail := func(err error) (*journal, error) {
+		f.Close()
+		os.Remove(tmp)
+		return nil, fmt.Errorf("restore journal %s: %w", final, err)
+	}
+	if err := sys.TryLock(f); err != nil {
+		return fail(err)
+	}
+	b, _ := json.MarshalIndent(rec, "", "  ")
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return fail(err)
+	}
+	syncDir(dir)
+	return &journal{path: final, f: f}, nil
+}
+
+// remove deletes the journal: every knob is back.
+func (j *journal) remove() {
+	if j == nil || j.f == nil {
+		return
+	}
+	os.Remove(j.path)
+	syncDir(filepath.Dir(j.path))
+	j.f.Close()
+	j.f = nil
+}
+
+// release unlocks the journal and leaves it for Recover: some knob could
+// not be written back.
+func (j *journal) release() {
+	if j == nil || j.f == nil {
+		return
+	}
+	j.f.Close()
+	j.f = nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// A Recovery reports what Recover did with one journal.
+type Recovery struct {
+	// File is the journal; PID the kdelta that wrote it.
+	File string
+	PID  int
+	// Restored lists the knobs written back; Unchanged those that already
+	// held their old value.
+	Restored, Unchanged []Entry
+	// Err is why some knob could not be written back; the journal stays
+	// for the next attempt.
+	Err error
+}
+
+// A Holder is a running kdelta that holds knobs changed.
+type Holder struct {
+	PID   int
+	Knobs []Entry
+}
+
+// Recover writes back the knobs of every journal in dir whose owner is
+// gone (its lock can be taken) and removes those journals; the journals of
+// running kdeltas are listed in holders and left alone. A directory that
+// does not exist holds nothing.
+func Recover(dir string) (done []Recovery, holders []Holder, err error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("restore journal: %w", err)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		p := filepath.Join(dir, name)
+		switch {
+		case strings.HasSuffix(name, ".json.tmp"):
+			// A journal being written, or left by an owner that died
+			// before any knob was written.
+			if f, err := os.Open(p); err == nil {
+				if sys.TryLock(f) == nil && sameFile(f, p) {
+					os.Remove(p)
+				}
+				f.Close()
+			}
+		case strings.HasSuffix(name, ".json"):
+			r, h := recoverOne(p)
+			if h != nil {
+				holders = append(holders, *h)
+			}
+			if r != nil {
+				done = append(done, *r)
+			}
+		}
+	}
+	return done, holders, nil
+}
+
+// recoverOne restores one journal if its owner is gone.
+func recoverOne(p string) (*Recovery, *Holder) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, nil // removed meanwhile by its owner or another kdelta
+	}
+	defer f.Close()
+	var rec record
+	data, rerr := os.ReadFile(p)
+	if rerr == nil {
+		rerr = json.Unmarshal(data, &rec)
+	}
+	if err := sys.TryLock(f); err != nil {
+		if rerr != nil {
+			return nil, nil
+		}
+		return nil, &Holder{PID: rec.PID, Knobs: rec.Knobs}
+	}
+	// The lock is ours; the file may since have been recovered and removed
+	// by another kdelta, whose lock we then took on a dead inode.
+	if !sameFile(f, p) {
+		return nil, nil
+	}
+	r := &Recovery{File: p, PID: rec.PID}
+	if rerr != nil {
+		// Journals are renamed into place whole, so this one was damaged
+		// after the fact: keep it aside for a human, never retry it.
+		os.Rename(p, p+".bad")
+		r.Err = fmt.Errorf("restore journal %s is unreadable (%v); moved to %s.bad", p, rerr, p)
+		return r, nil
+	}
+	var errs []error
+	for _, e := range rec.Knobs {
+		changed, err := writeBack(e.Path, e.Value)
+		switch {
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s=%s: %w", e.Path, e.Value, err))
+		case changed:
+			r.Restored = append(r.Restored, e)
+		default:
+			r.Unchanged = append(r.Unchanged, e)
+		}
+	}
+	if len(errs) > 0 {
+		r.Err = errors.Join(errs...)
+		return r, nil
+	}
+	os.Remove(p)
+	syncDir(filepath.Dir(p))
+	return r, nil
+}
+
+// writeBack gives the file at path its old value when it holds another.
+func writeBack(path, value string) (changed bool, err error) {
+	if b, err := os.ReadFile(path); err == nil {
+		if v, err := ParseValue(string(b)); err == nil && same(v.Selected, value) {
+			return false, nil
+		}
+	}
+	if err := writeFile(path, value); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func sameFile(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Stat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// RecoverStale restores the knobs of kdeltas that are gone, as every
+// kdelta does when it starts, and says what it did on w. Without a
+// journal directory it costs one stat.
+func RecoverStale(w io.Writer) {
+	dir, err := JournalDir()
+	if err != nil {
+		return
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	done, _, err := Recover(dir)
+	if err != nil {
+		fmt.Fprintf(w, "kdelta: warning: %v\n", err)
+		return
+	}
+	for _, r := range done {
+		for _, l := range r.Lines() {
+			fmt.Fprintf(w, "kdelta: %s\n", l)
+		}
+	}
+}
+
+// Lines describes a recovery, one line per knob.
+func (r Recovery) Lines() []string {
+	var out []string
+	for _, e := range r.Restored {
+		out = append(out, fmt.Sprintf("restored %s=%s (%s), left changed by kdelta pid %d, which is gone", e.Key, e.Value, e.Path, r.PID))
+	}
+	if r.Err != nil {
+		for _, l := range strings.Split(r.Err.Error(), "\n") {
+			out = append(out, fmt.Sprintf("warning: could not restore what kdelta pid %d left changed: %s (kdelta restore tries again)", r.PID, l))
+		}
+	}
+	return out
+}

@@ -1,0 +1,346 @@
+package knob
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Options say where a Session's files and journal are.
+type Options struct {
+	// Root is prefixed to every knob path; "" or "/" is this machine.
+	// Tests point it at a tree of plain files.
+	Root string
+	// JournalDir is where the restore journal goes; "" means JournalDir().
+	JournalDir string
+	// Command is recorded in the journal, for the human who finds it.
+	Command []string
+}
+
+// A Session changes knobs and puts them back. Every file that any of its
+// settings touches is read, checked for writing and journalled when the
+// session opens, before anything is written.
+type Session struct {
+	files   []*file
+	journal *journal
+	closed  bool
+}
+
+// file is one knob file of a session.
+type file struct {
+	knob Knob
+	path string // on this machine: the root joined
+	orig string // the selected value before the session
+	// value holds the file's content as read at open, for choices.
+	value Value
+}
+
+// Open checks every knob of every group of settings (variants) on the
+// running kernel — it exists, its value can be read back as one value, it
+// can be opened for writing, the value is one it lists — and journals the
+// current value of each before returning. None of the settings is
+// written; the journals of kdeltas that are gone are restored first, so the
+// values saved are the machine's own. The error names the knob and says
+// why, in one line.
+func Open(groups [][]Setting, opt Options) (*Session, error) {
+	root := opt.Root
+	if root == "" {
+		root = "/"
+	}
+	s := &Session{}
+	byPath := map[string]*file{}
+	for _, g := range groups {
+		for _, st := range g {
+			paths, err := st.Knob.files(root)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range paths {
+				f := byPath[p]
+				if f == nil {
+					if f, err = openFile(st.Knob, p, root); err != nil {
+						return nil, err
+					}
+					byPath[p] = f
+					s.files = append(s.files, f)
+				}
+				if err := f.accepts(st.Value); err != nil {
+					return nil, fmt.Errorf("%s: %w", st, err)
+				}
+			}
+		}
+	}
+	if len(s.files) == 0 {
+		return s, nil
+	}
+	dir := opt.JournalDir
+	if dir == "" {
+		var err error
+		if dir, err = JournalDir(); err != nil {
+			return nil, err
+		}
+	}
+	// A knob that a running kdelta holds changed would be saved with that
+	// kdelta's value and then fought over: refuse it. The journals of
+	// kdeltas that are gone are restored first, so what is saved here is
+	// the machine's own value.
+	if _, holders, err := Recover(dir); err == nil {
+		for _, h := range holders {
+			if h.PID == os.Getpid() {
+				continue
+			}
+			for _, e := range h.Knobs {
+				if f := byPath[e.Path]; f != nil {
+					return nil, fmt.Errorf("%s: kdelta pid %d is changing it now; wait for it to finish", f.knob.Name, h.PID)
+				}
+			}
+		}
+	}
+	// Re-read: a recovery may just have written a knob back.
+	rec := record{Schema: JournalSchema, PID: os.Getpid(), Started: time.Now().UTC(), Command: opt.Command}
+	for _, f := range s.files {
+		v, err := readValue(f.path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.knob.Name, err)
+		}
+		f.orig = v.Selected
+		rec.Knobs = append(rec.Knobs, Entry{Key: f.knob.Key, Path: f.path, Value: f.orig})
+	}
+	j, err := createJournal(dir, rec)
+	if err != nil {
+		return nil, err
+	}
+	s.journal = j
+	return s, nil
+}
+
+// files returns the files of k under root.
+func (k Knob) files(root string) ([]string, error) {
+	if k.kind == governor {
+		ps, _ := filepath.Glob(filepath.Join(root, governorGlob))
+		if len(ps) == 0 {
+			ps, _ = filepath.Glob(filepath.Join(root, "/sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor"))
+		}
+		if len(ps) == 0 {
+			return nil, fmt.Errorf("%s: no cpufreq here (no %s)", k.Name, governorGlob)
+		}
+		sort.Strings(ps)
+		return ps, nil
+	}
+	return []string{filepath.Join(root, k.Path)}, nil
+}
+
+// openFile checks one knob file and reads its value.
+func openFile(k Knob, p, root string) (*file, error) {
+	name := k.Name
+	if p != filepath.Join(root, k.Path) {
+		name = k.Name + " (" + p + ")"
+	}
+	if _, err := os.Stat(p); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %s", name, k.missing())
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	// A symbolic link must not lead a knob out of /sys or /proc/sys.
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		r := filepath.Clean(root)
+		if !under(real, filepath.Join(r, "sys")) && !under(real, filepath.Join(r, "proc", "sys")) {
+			return nil, fmt.Errorf("%s: leads to %s, outside /sys and /proc/sys", name, real)
+		}
+	}
+	v, err := readValue(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if k.kind == smt && (v.Selected == "notsupported" || v.Selected == "notimplemented" || v.Selected == "forceoff") {
+		return nil, fmt.Errorf("%s: SMT cannot be switched here (%s: %s)", name, SMTPath, v.Selected)
+	}
+	w, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot be opened for writing: %w", name, unwrapPath(err))
+	}
+	w.Close()
+	return &file{knob: k, path: p, orig: v.Selected, value: v}, nil
+}
+
+// missing says why a knob's file is absent.
+func (k Knob) missing() string {
+	switch k.kind {
+	case selinux:
+		return "SELinux is not enabled here (no " + SELinuxPath + ")"
+	case preempt:
+		return "no " + PreemptPath + " (debugfs not mounted, or a kernel without PREEMPT_DYNAMIC)"
+	case smt:
+		return "no " + SMTPath + " (a kernel without SMT control)"
+	}
+	return "no such knob"
+}
+
+// accepts checks a value against what the file lists.
+func (f *file) accepts(v string) error {
+	enc := f.knob.encode(v)
+	switch {
+	case f.knob.kind == governor:
+		avail, err := os.ReadFile(filepath.Join(filepath.Dir(f.path), "scaling_available_governors"))
+		if err == nil && !contains(strings.Fields(string(avail)), enc) {
+			return fmt.Errorf("%w %q (this CPU offers: %s)", ErrBadValue, v, strings.TrimSpace(string(avail)))
+		}
+	case f.value.Choices != nil && !f.value.has(enc):
+		return fmt.Errorf("%w %q (%s offers: %s)", ErrBadValue, v, f.knob.Path, strings.Join(f.value.Choices, " "))
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Apply gives every knob of the session the value the settings name, and
+// every other knob of the session its value from before the session: a
+// variant's environment is the machine's own plus its settings. Files that
+// already hold the value are not written.
+func (s *Session) Apply(settings []Setting) error {
+	if s.closed {
+		return errors.New("knob session already restored")
+	}
+	want := map[string]Setting{}
+	for _, st := range settings {
+		want[st.Knob.Path] = st
+	}
+	for _, f := range s.files {
+		st, ok := want[f.knob.Path]
+		target := f.orig
+		if ok {
+			target = st.Knob.encode(st.Value)
+		}
+		if err := f.set(target); err != nil {
+			if ok {
+				return fmt.Errorf("%s: %w", st, err)
+			}
+			return fmt.Errorf("restore %s=%s: %w", f.knob.Name, target, err)
+		}
+	}
+	return nil
+}
+
+// set writes v unless the file holds it already.
+func (f *file) set(v string) error {
+	if cur, err := readValue(f.path); err == nil && same(cur.Selected, v) {
+		return nil
+	}
+	return writeFile(f.path, v)
+}
+
+// Check applies each group of settings in turn and then restores every
+// knob, so that a value the kernel refuses is found before anything is
+// measured, and nothing is left changed when one is.
+func (s *Session) Check(groups [][]Setting) error {
+	for _, g := range groups {
+		if err := s.Apply(g); err != nil {
+			if rerr := s.putBack(); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			return err
+		}
+	}
+	return s.putBack()
+}
+
+// Values reads every knob of the session back: its key and the value in
+// effect, for run records. A knob with several files (the governor) shows
+// their distinct values joined by "/".
+func (s *Session) Values() map[string]string {
+	out := map[string]string{}
+	seen := map[string]map[string]bool{}
+	for _, f := range s.files {
+		v := "unreadable"
+		if val, err := readValue(f.path); err == nil {
+			v = val.Selected
+		}
+		if seen[f.knob.Key] == nil {
+			seen[f.knob.Key] = map[string]bool{}
+		}
+		if seen[f.knob.Key][v] {
+			continue
+		}
+		seen[f.knob.Key][v] = true
+		if prev, ok := out[f.knob.Key]; ok {
+			v = prev + "/" + v
+		}
+		out[f.knob.Key] = v
+	}
+	return out
+}
+
+// putBack writes every file's old value back, keeping the session open.
+func (s *Session) putBack() error {
+	var errs []error
+	for _, f := range s.files {
+		if err := f.set(f.orig); err != nil {
+			errs = append(errs, fmt.Errorf("restore %s=%s: %w", f.knob.Name, f.orig, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Restore writes every knob's old value back and removes the journal. A
+// knob that cannot be written back leaves the journal in place, unlocked,
+// for the next kdelta start or kdelta restore to try again. Restore may be
+// called more than once; later calls do nothing.
+func (s *Session) Restore() error {
+	if s == nil || s.closed {
+		return nil
+	}
+	s.closed = true
+	if err := s.putBack(); err != nil {
+		s.journal.release()
+		return err
+	}
+	s.journal.remove()
+	return nil
+}
+
+// readValue reads and parses a knob file.
+func readValue(p string) (Value, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return Value{}, fmt.Errorf("cannot be read: %w", unwrapPath(err))
+	}
+	return ParseValue(string(b))
+}
+
+// writeFile writes v and a newline in one write, as echo does; sysfs
+// takes one write as one value.
+func writeFile(p, v string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return unwrapPath(err)
+	}
+	_, err = f.Write([]byte(v + "\n"))
+	cerr := f.Close()
+	if err != nil {
+		return fmt.Errorf("the kernel refused %q: %w", v, unwrapPath(err))
+	}
+	return unwrapPath(cerr)
+}
+
+// unwrapPath drops the *PathError wrapper, whose path the caller's
+// message already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
