@@ -61,7 +61,7 @@ for arch in amd64 arm64 ppc64le s390x; do
 done
 
 step "tests"
-go test -count=1 -timeout 20m ./...
+go test -count=1 -p 1 -timeout 25m ./...   # one package at a time: several tests write kernel knobs (rcu_expedited, rcutree) or time latencies that another package would disturb
 
 step "race detector on the packages with concurrency"
 go test -count=1 -race -timeout 10m ./internal/runner ./internal/sys
