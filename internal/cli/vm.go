@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/vm"
@@ -18,6 +19,7 @@ import (
 func newVMCmd() *cobra.Command {
 	var (
 		kernels, appends, labels []string
+		jobFile                  string
 		boots, cpus              int
 		mem, accel, modules      string
 		output, binary, console  string
@@ -48,23 +50,33 @@ sets are labelled accel=tcg and carry a warning. Workloads that need kernel
 modules (bridge) are skipped in the guest unless --modules gives the
 kernel's modules (a lib/modules/RELEASE directory).`,
 		RunE: func(c *cobra.Command, args []string) error {
-			dash := c.ArgsLenAtDash()
-			if dash < 0 {
-				return errors.New("vm: give the guest's command after --, e.g. kdelta vm --kernel IMAGE -- run syscall -r 5")
-			}
-			if dash > 0 {
-				return fmt.Errorf("vm: unexpected arguments before --: %s", strings.Join(args[:dash], " "))
-			}
-			job, err := vm.ParseJob(args[dash:])
-			if err != nil {
-				return err
+			var job *vm.Job
+			var variants []vm.Variant
+			var err error
+			if jobFile != "" {
+				if c.ArgsLenAtDash() >= 0 || len(args) > 0 {
+					return errors.New("vm: -f takes the workloads from the job file: give no command after --")
+				}
+				if job, variants, err = vmJobFile(jobFile, kernels, c.Flags().Changed, &boots, &cpus, &mem, &accel, &modules, &timeout, &bootDeadline); err != nil {
+					return err
+				}
+			} else {
+				dash := c.ArgsLenAtDash()
+				if dash < 0 {
+					return errors.New("vm: give the guest's command after --, e.g. kdelta vm --kernel IMAGE -- run syscall -r 5")
+				}
+				if dash > 0 {
+					return fmt.Errorf("vm: unexpected arguments before --: %s", strings.Join(args[:dash], " "))
+				}
+				if job, err = vm.ParseJob(args[dash:]); err != nil {
+					return err
+				}
+				if variants, err = pairVariants(kernels, appends); err != nil {
+					return err
+				}
 			}
 			job.Version = Version
 			job.Command = append([]string{"kdelta"}, os.Args[1:]...)
-			variants, err := pairVariants(kernels, appends)
-			if err != nil {
-				return err
-			}
 			opt := &vm.Options{
 				Variants:     variants,
 				Boots:        boots,
@@ -132,6 +144,7 @@ kernel's modules (a lib/modules/RELEASE directory).`,
 		},
 	}
 	f := c.Flags()
+	f.StringVarP(&jobFile, "file", "f", "", "job file whose [[variant]] kernel/append pairs, workloads and [vm] table to run (examples/001-messaging-preempt-vm.toml); --kernel replaces every variant's kernel")
 	f.StringArrayVar(&kernels, "kernel", nil, "kernel image (bzImage) to boot (repeatable: one variant each)")
 	f.StringArrayVar(&appends, "append", nil, "kernel command line of the variant (repeatable, paired with --kernel in order)")
 	f.IntVar(&boots, "boots", 1, "boots per variant, alternating between variants (A B A B ...)")
@@ -197,4 +210,75 @@ func setFileName(s *result.Set) string {
 		clean = clean[:120]
 	}
 	return clean + ".json"
+}
+
+// vmJobFile reads a job file for kdelta vm: its variants' kernels and
+// command lines (one --kernel replaces every variant's kernel, so an
+// example file runs with the image at hand), its workloads, repeats and
+// labels, and its [vm] table for the settings not given as flags.
+func vmJobFile(path string, kernels []string, changed func(string) bool, boots, cpus *int, mem, accel, modules *string, timeout, bootDeadline *time.Duration) (*vm.Job, []vm.Variant, error) {
+	j, err := job.Load(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(kernels) > 1 {
+		return nil, nil, errors.New("--kernel: with -f, give one image for every variant, or none")
+	}
+	var variants []vm.Variant
+	for _, v := range j.Variants {
+		if !v.Booted() {
+			return nil, nil, fmt.Errorf("%s: variant %s has no kernel or append: kdelta vm boots kernels (use kdelta ab for knobs)", v.Where, v.Name)
+		}
+		k := v.Kernel
+		if len(kernels) == 1 {
+			k = kernels[0]
+		} else if k != "" && !filepath.IsAbs(k) {
+			k = filepath.Join(filepath.Dir(path), k)
+		}
+		variants = append(variants, vm.Variant{Kernel: k, Append: v.Append})
+	}
+	if len(variants) == 0 {
+		return nil, nil, fmt.Errorf("%s: no [[variant]] with a kernel to boot", path)
+	}
+	vj := &vm.Job{Repeat: 5, Warmup: 1, Timeout: j.Timeout, CPUs: j.CPUs, FIFO: j.FIFO, Labels: j.Labels}
+	if j.Given("repeat") {
+		vj.Repeat = j.Repeat
+	}
+	if j.Given("warmup") {
+		vj.Warmup = j.Warmup
+	}
+	for _, w := range j.Workloads {
+		spec := w.Name
+		if len(w.Params) > 0 {
+			spec += ":" + result.FormatParams(w.Params)
+		}
+		vj.Specs = append(vj.Specs, spec)
+	}
+	if len(vj.Specs) == 0 {
+		return nil, nil, fmt.Errorf("%s: no [[workload]] to run", path)
+	}
+	if m := j.VM; m != nil {
+		if !changed("boots") && m.Boots > 0 {
+			*boots = m.Boots
+		}
+		if !changed("cpus") && m.CPUs > 0 {
+			*cpus = m.CPUs
+		}
+		if !changed("mem") && m.Mem != "" {
+			*mem = m.Mem
+		}
+		if !changed("accel") && m.Accel != "" {
+			*accel = m.Accel
+		}
+		if !changed("modules") && m.Modules != "" {
+			*modules = m.Modules
+		}
+		if !changed("timeout") && m.Timeout > 0 {
+			*timeout = m.Timeout
+		}
+		if !changed("boot-deadline") && m.BootDeadline > 0 {
+			*bootDeadline = m.BootDeadline
+		}
+	}
+	return vj, variants, nil
 }
