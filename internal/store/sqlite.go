@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, in pure Go
 )
@@ -21,9 +22,35 @@ func openSQLite(ctx context.Context, path string) (Store, error) {
 	return openSQLiteAt(ctx, path, SchemaVersion)
 }
 
+// openBusyWait bounds how long opening waits for other kdelta processes
+// that hold the database while they create or migrate it.
+const openBusyWait = 30 * time.Second
+
+// isBusy tells whether err is SQLite's "database is locked": switching a
+// new database to WAL and migrating it take locks that busy_timeout does
+// not always wait for.
+func isBusy(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "SQLITE_BUSY") || strings.Contains(err.Error(), "database is locked"))
+}
+
 // openSQLiteAt opens the SQLite store at path with its schema at version
 // target.
 func openSQLiteAt(ctx context.Context, path string, target int64) (Store, error) {
+	deadline := time.Now().Add(openBusyWait)
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		st, err := openSQLiteOnce(ctx, path, target)
+		if !isBusy(err) || time.Now().After(deadline) {
+			return st, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+func openSQLiteOnce(ctx context.Context, path string, target int64) (Store, error) {
 	if err := checkSQLite(ctx, path); err != nil {
 		return nil, err
 	}
