@@ -24,13 +24,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case runner.ChildArg:
-			os.Exit(runner.ChildMain())
-		case workload.WorkerArg:
-			os.Exit(workload.WorkerMain(os.Args[2:]))
-		}
+	if code, ok := runner.Hidden(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	pairs := flag.Int("pairs", 15, "interleaved pairs per workload")
 	callGraph := flag.Bool("g", false, "record call graphs (perf record -g)")

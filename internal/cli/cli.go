@@ -17,7 +17,6 @@ import (
 	"github.com/kdelta/kdelta/internal/knob"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/vm"
-	"github.com/kdelta/kdelta/internal/workload"
 )
 
 // Version is kdelta's version, recorded in every result set.
@@ -44,13 +43,8 @@ func (e *exitError) Unwrap() error { return e.err }
 // exit status. The hidden child and worker modes are dispatched here,
 // before the command line is parsed.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case runner.ChildArg:
-			return runner.ChildMain()
-		case workload.WorkerArg:
-			return workload.WorkerMain(args[1:])
-		}
+	if code, ok := runner.Hidden(args); ok {
+		return code
 	}
 	// As a guest's /init (kdelta vm) the binary runs the job in the
 	// initramfs. Measured children re-execute /init with ChildArg and are

@@ -14,13 +14,8 @@ import (
 // TestMain makes the test binary the measured child and the workload
 // helpers that the runner re-executes.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case runner.ChildArg:
-			os.Exit(runner.ChildMain())
-		case workload.WorkerArg:
-			os.Exit(workload.WorkerMain(os.Args[2:]))
-		}
+	if code, ok := runner.Hidden(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }

@@ -86,17 +86,8 @@ func RunUntil(ctx context.Context, specs []workload.Spec, opt *Options, until Un
 				if opt.Progress != nil {
 					fmt.Fprintf(opt.Progress, "\r\033[K[more, up to %d] %s %s", maxRuns, b.Workload, runName(false, idx))
 				}
-				r := runOne(ctx, specs[i], opt, false)
-				r.Index = idx
-				b.Runs = append(b.Runs, r)
-				if r.Status == result.StatusSkipped {
-					b.Skipped = r.Reason
-				}
-				if err := save(); err != nil {
+				if err := addRun(ctx, set, b, specs[i], opt, idx, false, save); err != nil {
 					return set, err
-				}
-				if r.Status == result.StatusInterrupted {
-					return set, finish(set, save, ErrInterrupted)
 				}
 			}
 		}

@@ -188,3 +188,20 @@ func execJob(argv []string, send func(message), in *os.File) int {
 	send(message{Type: "error", Reason: fmt.Sprintf("exec %s: %v", argv[0], err)})
 	return 126
 }
+
+// Hidden runs the hidden mode args ask for, if any — a measured child
+// (ChildArg) or a workload's helper process (workload.WorkerArg) — and
+// returns its exit status. The kdelta binary, and every test binary that
+// stands in for it when the runner re-executes itself, call it first.
+func Hidden(args []string) (code int, ok bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
+	switch args[0] {
+	case ChildArg:
+		return ChildMain(), true
+	case workload.WorkerArg:
+		return workload.WorkerMain(args[1:]), true
+	}
+	return 0, false
+}

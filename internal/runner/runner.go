@@ -208,18 +208,8 @@ func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set,
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "\r\033[K[%d/%d] %s %s", done, total, b.Workload, runName(warm, idx))
 			}
-			r := runOne(ctx, sp, opt, warm)
-			r.Index = idx
-			r.Warmup = warm
-			b.Runs = append(b.Runs, r)
-			if r.Status == result.StatusSkipped {
-				b.Skipped = r.Reason
-			}
-			if err := save(); err != nil {
+			if err := addRun(ctx, set, b, sp, opt, idx, warm, save); err != nil {
 				return set, err
-			}
-			if r.Status == result.StatusInterrupted {
-				return set, finish(set, save, ErrInterrupted)
 			}
 		}
 	}
@@ -228,6 +218,26 @@ func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set,
 	}
 	set.Complete = true
 	return set, save()
+}
+
+// addRun runs one run of sp into b and saves the set. It returns
+// ErrInterrupted (after saving) when the run was interrupted, or the
+// failure to save.
+func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp workload.Spec, opt *Options, idx int, warm bool, save func() error) error {
+	r := runOne(ctx, sp, opt, warm)
+	r.Index = idx
+	r.Warmup = warm
+	b.Runs = append(b.Runs, r)
+	if r.Status == result.StatusSkipped {
+		b.Skipped = r.Reason
+	}
+	if err := save(); err != nil {
+		return err
+	}
+	if r.Status == result.StatusInterrupted {
+		return finish(set, save, ErrInterrupted)
+	}
+	return nil
 }
 
 func finish(set *result.Set, save func() error, err error) error {

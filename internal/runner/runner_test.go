@@ -18,13 +18,8 @@ import (
 // TestMain lets the test binary serve as the measured child and as
 // workload helpers, as the kdelta binary does.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 {
-		switch os.Args[1] {
-		case runner.ChildArg:
-			os.Exit(runner.ChildMain())
-		case workload.WorkerArg:
-			os.Exit(workload.WorkerMain(os.Args[2:]))
-		}
+	if code, ok := runner.Hidden(os.Args[1:]); ok {
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
