@@ -267,6 +267,20 @@ func (f msgFds) close() {
 
 // msgRunThreads runs every worker as a locked OS thread in this process;
 // like perf -t, it closes no descriptor until the run is over.
+// barrier makes the ready and wake pairs of the start barrier, of the
+// kind ipc names, and hands them to fds to close.
+func (c msgConfig) barrier(fds *msgFds) (readyR, readyW, wakeR, wakeW int, err error) {
+	if readyR, readyW, err = c.pair(); err != nil {
+		return 0, 0, 0, 0, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(readyR, readyW)
+	if wakeR, wakeW, err = c.pair(); err != nil {
+		return 0, 0, 0, 0, fmt.Errorf("messaging: %w", err)
+	}
+	fds.add(wakeR, wakeW)
+	return readyR, readyW, wakeR, wakeW, nil
+}
+
 func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	workers := c.workers()
 	// Every worker can block in a raw read, write or poll, and so can the
@@ -275,16 +289,10 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 
 	var fds msgFds
 	defer func() { fds.close() }()
-	readyR, readyW, err := c.pair()
+	readyR, readyW, wakeR, wakeW, err := c.barrier(&fds)
 	if err != nil {
-		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+		return 0, msgResult{}, err
 	}
-	fds.add(readyR, readyW)
-	wakeR, wakeW, err := c.pair()
-	if err != nil {
-		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
-	}
-	fds.add(wakeR, wakeW)
 	// Joining: each thread writes one byte here when its work is done and
 	// the main thread reads them all, as pthread_join waits for each
 	// thread. A pipe, whatever ipc says, because it is not part of the
@@ -454,16 +462,10 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 
 	var fds msgFds
 	defer func() { fds.close() }()
-	readyR, readyW, err := c.pair()
+	readyR, readyW, wakeR, wakeW, err := c.barrier(&fds)
 	if err != nil {
-		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+		return 0, msgResult{}, err
 	}
-	fds.add(readyR, readyW)
-	wakeR, wakeW, err := c.pair()
-	if err != nil {
-		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
-	}
-	fds.add(wakeR, wakeW)
 	tally, unmap, err := sys.SharedInt64s(workers)
 	if err != nil {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
