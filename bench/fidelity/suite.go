@@ -74,14 +74,19 @@ func suite() []pair {
 	// rt-tests hackbench: the same algorithm from a small C binary, whose
 	// forked workers tear down a small address space at exit (inside the
 	// timed window), as kdelta's do; perf's workers are copies of perf.
-	hackbench := func(loops int) pair {
-		p := messaging("messaging process (hackbench)", nil, "mode=process,ipc=socket", loops)
+	hackbench := func(ipc string, loops int) pair {
+		p := messaging("messaging process "+ipc+" (hackbench)", nil, "mode=process,ipc="+ipc, loops)
 		p.tool = "hackbench"
 		p.ref = []string{"hackbench", "-g", "10", "-l", strconv.Itoa(loops)}
+		if ipc == "pipe" {
+			p.ref = append(p.ref, "-p")
+		}
 		p.figs = []figure{{name: "time s", better: "lower", ref: grab(`Time: ([0-9.]+)`), kdelta: "time"}}
 		return p
 	}
-	ps = append(ps, with(hackbench(100), hackbench(10)))
+	for _, ipc := range []string{"socket", "pipe"} {
+		ps = append(ps, with(hackbench(ipc, 100), hackbench(ipc, 10)))
+	}
 	ps = append(ps, with(kill(20000), kill(2000)))
 	return ps
 }
