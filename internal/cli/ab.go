@@ -73,7 +73,7 @@ examples/); flags given on the command line override it.`,
 	f := c.Flags()
 	jf.register(f, true)
 	f.IntVarP(&repeat, "repeat", "r", 5, "measured runs per workload and variant")
-	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload and variant (recorded, not counted)")
+	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload and variant (recorded, not counted; syscall and pipe warm up on at most 1M calls or 100k loops)")
 	f.StringVar(&cpus, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
 	f.IntVar(&fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")

@@ -207,7 +207,7 @@ so try the command by hand once before starting the bisection.`,
 	f.Float64Var(&alpha, "alpha", 0.05, "significance level")
 	f.IntVarP(&repeat, "repeat", "r", 5, "measured runs per workload, and per batch of runs added")
 	f.IntVar(&maxRuns, "max-runs", 20, "measured runs per workload at most before answering 125")
-	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload (recorded, not counted)")
+	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload (recorded, not counted; syscall and pipe warm up on at most 1M calls or 100k loops)")
 	f.StringVar(&cpus, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
 	f.IntVar(&fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")

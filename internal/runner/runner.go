@@ -224,7 +224,17 @@ func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set,
 // ErrInterrupted (after saving) when the run was interrupted, or the
 // failure to save.
 func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp workload.Spec, opt *Options, idx int, warm bool, save func() error) error {
+	size := ""
+	if warm {
+		sp, size = workload.WarmupSpec(sp)
+	}
 	r := runOne(ctx, sp, opt, warm)
+	if size != "" {
+		if r.Info == nil {
+			r.Info = map[string]string{}
+		}
+		r.Info["warmup_size"] = size
+	}
 	r.Index = idx
 	r.Warmup = warm
 	b.Runs = append(b.Runs, r)

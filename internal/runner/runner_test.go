@@ -82,6 +82,27 @@ func TestRunInterleavesAndSaves(t *testing.T) {
 	}
 }
 
+// TestWarmupCapped checks that a long syscall loop warms up on a million
+// calls, says so in the warm-up's info, and measures the full count.
+func TestWarmupCapped(t *testing.T) {
+	opt := &runner.Options{Repeat: 1, Warmup: 1, Version: "test", Env: runner.Fingerprint("test")}
+	set, err := runner.Run(context.Background(), specs(t, "syscall:calls=1000100", "syscall:calls=5000"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, short := set.Benchmarks[0].Runs, set.Benchmarks[1].Runs
+	if !long[0].Warmup || long[0].Ops != 1000000 || long[0].Info["warmup_size"] != "calls=1000000" {
+		t.Errorf("long warm-up: warmup=%v ops=%v info=%q, want a 1,000,000-call warm-up that says so",
+			long[0].Warmup, long[0].Ops, long[0].Info["warmup_size"])
+	}
+	if long[1].Warmup || long[1].Ops != 1000100 {
+		t.Errorf("long measured run: %v ops, want 1000100", long[1].Ops)
+	}
+	if short[0].Ops != 5000 || short[0].Info["warmup_size"] != "" {
+		t.Errorf("short warm-up: %v ops, info %q; want the run's own 5000 calls", short[0].Ops, short[0].Info["warmup_size"])
+	}
+}
+
 // TestPlacementApplies checks --cpus and --fifo as the child sees them.
 func TestPlacementApplies(t *testing.T) {
 	allowed, err := sys.Affinity(0)

@@ -97,6 +97,10 @@ func (p placement) resolve() (placement, error) {
 	return p, nil
 }
 
+// WarmupValues caps a warm-up at 100,000 round trips (about half a second
+// here).
+func (pipePingPong) WarmupValues(v Values) Values { return capInt(v, "loops", 100000) }
+
 func (pipePingPong) Run(t *Task) error {
 	loops := t.Params.Int("loops")
 	symmetric := t.Params.String("order") == "symmetric"

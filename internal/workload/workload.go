@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -53,6 +55,49 @@ func MetricsOf(sp Spec) []result.Metric {
 		return pm.MetricsFor(sp.Values)
 	}
 	return sp.Workload.Metrics()
+}
+
+// A WarmupSizer is a Workload whose warm-up need not be as long as a run.
+// A loop of one operation is warm (binary paged in, caches and branch
+// predictors trained, CPUs out of their idle states) long before a
+// measured run's count: its warm-ups are capped, which saves a run's worth
+// of time per warm-up (under emulation, where a null syscall costs a
+// microsecond, most of a `kdelta vm` session).
+type WarmupSizer interface {
+	WarmupValues(v Values) Values
+}
+
+// WarmupSpec returns the spec a warm-up run of sp executes: sp itself, or
+// its capped copy, with the parameters that differ as "k=v" text.
+func WarmupSpec(sp Spec) (Spec, string) {
+	ws, ok := sp.Workload.(WarmupSizer)
+	if !ok {
+		return sp, ""
+	}
+	w := ws.WarmupValues(sp.Values)
+	var diff []string
+	for _, p := range sp.Workload.Params() {
+		if w[p.Name] != sp.Values[p.Name] {
+			diff = append(diff, p.Name+"="+w[p.Name])
+		}
+	}
+	if len(diff) == 0 {
+		return sp, ""
+	}
+	sp.Values = w
+	return sp, strings.Join(diff, ",")
+}
+
+// capInt returns a copy of v with the integer parameter name at most max.
+func capInt(v Values, name string, max int) Values {
+	w := make(Values, len(v))
+	for k, x := range v {
+		w[k] = x
+	}
+	if v.Int(name) > max {
+		w[name] = strconv.Itoa(max)
+	}
+	return w
 }
 
 // ErrSkip wraps the reason a workload cannot run here.
