@@ -157,6 +157,8 @@ func TestSIGINTKeepsRunsAndChildren(t *testing.T) {
 
 func TestSIGKILLKeepsRunsAndChildren(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.json")
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the killed kdelta's children would leave their logs
 	cmd, mark := startMarked(t, "run", "pipe:loops=20000", "pipe:loops=20000,mode=thread", "-r", "20", "-o", path)
 	waitRuns(t, path, 3)
 	cmd.Process.Signal(syscall.SIGKILL)
@@ -169,4 +171,7 @@ func TestSIGKILLKeepsRunsAndChildren(t *testing.T) {
 		t.Errorf("after SIGKILL: %d finished runs, want ≥ 3", okRuns(s))
 	}
 	waitNoSurvivors(t, mark, cmd.Process.Pid)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "kdelta-child-*")); len(left) != 0 {
+		t.Errorf("after SIGKILL, child logs left in TMPDIR: %v", left)
+	}
 }

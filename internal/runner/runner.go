@@ -307,7 +307,9 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 		goR.Close()
 		return fail(result.StatusFailed, "child log: %v", err)
 	}
-	defer os.Remove(logf.Name())
+	// Unlinked at once: the child writes through its descriptor, and a
+	// kdelta killed mid-run leaves no log behind.
+	os.Remove(logf.Name())
 	defer logf.Close()
 
 	cmd := exec.Command(exe, ChildArg)
@@ -449,7 +451,7 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 	}
 	r.Status, r.Reason = status, reason
 	if status == result.StatusFailed {
-		if tail := logTail(logf.Name(), 5); tail != "" {
+		if tail := logTail(logf, 5); tail != "" {
 			r.Reason += ": " + tail
 		}
 	}
@@ -493,8 +495,13 @@ func drain(ch chan message) chan message {
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 // logTail returns the last n non-empty lines the child wrote, on one line.
-func logTail(path string, n int) string {
-	b, err := os.ReadFile(path)
+func logTail(f *os.File, n int) string {
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(0, fi.Size()-64<<10)
+	b, err := io.ReadAll(io.NewSectionReader(f, off, fi.Size()-off))
 	if err != nil {
 		return ""
 	}

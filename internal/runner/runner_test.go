@@ -103,6 +103,28 @@ func TestWarmupCapped(t *testing.T) {
 	}
 }
 
+// TestFailureKeepsChildOutput checks that a failed run's reason ends with
+// what the child last wrote, and that no child log is left in the
+// temporary directory.
+func TestFailureKeepsChildOutput(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	opt := &runner.Options{Repeat: 1, Version: "test", Env: runner.Fingerprint("test")}
+	sp := runner.CommandSpec([]string{"sh", "-c", "echo first line >&2; echo last words >&2; exit 3"})
+	set, err := runner.Run(context.Background(), []workload.Spec{sp}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := set.Benchmarks[0].Runs[0]
+	if r.Status != result.StatusFailed || !strings.Contains(r.Reason, "first line | last words") {
+		t.Errorf("run: status %s, reason %q; want failed with the child's last lines", r.Status, r.Reason)
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "kdelta-child-*"))
+	if len(left) != 0 {
+		t.Errorf("child logs left behind: %v", left)
+	}
+}
+
 // TestPlacementApplies checks --cpus and --fifo as the child sees them.
 func TestPlacementApplies(t *testing.T) {
 	allowed, err := sys.Affinity(0)
