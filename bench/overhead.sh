@@ -2,7 +2,7 @@
 # What counters and monitors cost a run: interleaved runs with and without
 # them, the median ratio and its 95% interval (see bench/overhead/main.go).
 #
-#   ./bench/overhead.sh [-pairs 15]
+#   ./bench/overhead.sh [-pairs 15] [-cpus LIST] [-fifo PRIO]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=$(mktemp -d)/kdelta

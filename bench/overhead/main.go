@@ -3,7 +3,7 @@
 // (--counters=none --monitor=none), interleaved pair by pair, and prints the
 // ratio of the medians with the 95% interval of the change.
 //
-//	go run ./bench/overhead -kdelta /path/to/kdelta [-pairs 15]
+//	go run ./bench/overhead -kdelta /path/to/kdelta [-pairs 15] [-cpus LIST] [-fifo PRIO]
 package main
 
 import (
@@ -20,6 +20,8 @@ import (
 func main() {
 	kd := flag.String("kdelta", "", "path to the kdelta binary (required)")
 	pairs := flag.Int("pairs", 15, "interleaved pairs per workload")
+	flag.StringVar(&place, "cpus", "", "run both sides on these CPUs (--cpus)")
+	flag.IntVar(&fifo, "fifo", 0, "run both sides under SCHED_FIFO at this priority (--fifo): steadier on a busy machine")
 	flag.Parse()
 	if *kd == "" || *pairs < 5 {
 		fmt.Fprintln(os.Stderr, "overhead: -kdelta PATH required, -pairs at least 5")
@@ -55,6 +57,12 @@ func main() {
 	}
 }
 
+// place and fifo are the placement both sides of every pair run with.
+var (
+	place string
+	fifo  int
+)
+
 func run(kd, spec, metric string, counted bool) (float64, error) {
 	dir, err := os.MkdirTemp("", "overhead-")
 	if err != nil {
@@ -65,6 +73,12 @@ func run(kd, spec, metric string, counted bool) (float64, error) {
 	args := []string{"run", spec, "-r", "1", "--warmup", "0", "-o", path}
 	if !counted {
 		args = append(args, "--counters=none", "--monitor=none")
+	}
+	if place != "" {
+		args = append(args, "--cpus", place)
+	}
+	if fifo > 0 {
+		args = append(args, "--fifo", fmt.Sprint(fifo))
 	}
 	if out, err := exec.Command(kd, args...).CombinedOutput(); err != nil {
 		return 0, fmt.Errorf("%v: %s", err, out)
