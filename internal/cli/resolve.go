@@ -208,11 +208,48 @@ func (r *resolver) queryInfo(ref string, labels []store.Label) (store.Info, erro
 	}
 	switch len(infos) {
 	case 0:
-		return store.Info{}, fmt.Errorf("%s: no result set in %s carries these labels (kdelta results ls lists them)", ref, st.Location())
+		all, err := st.List(r.ctx, store.Filter{})
+		if err != nil {
+			return store.Info{}, err
+		}
+		return store.Info{}, fmt.Errorf("%s: no result set in %s carries these labels%s", ref, st.Location(), storedValues(all, labels))
 	case 1:
 		return infos[0], nil
 	}
 	return store.Info{}, fmt.Errorf("%s: %d result sets in %s match, name one (an id, or more labels): %s", ref, len(infos), st.Location(), candidates(infos))
+}
+
+// storedValues lists, for each label the query names, the values the
+// stored sets carry (kernel-version order, at most ten), as the candidates
+// of a query that matched nothing.
+func storedValues(infos []store.Info, labels []store.Label) string {
+	const most = 10
+	var b strings.Builder
+	for _, l := range labels {
+		seen := map[string]bool{}
+		var vals []string
+		for _, in := range infos {
+			if v, ok := in.Labels[l.Name]; ok && !seen[v] {
+				seen[v] = true
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			fmt.Fprintf(&b, "; no stored set has the label %s", l.Name)
+			continue
+		}
+		sort.Slice(vals, func(i, j int) bool { return store.CompareKernelVersions(vals[i], vals[j]) < 0 })
+		more := ""
+		if len(vals) > most {
+			more = fmt.Sprintf(" and %d more", len(vals)-most)
+			vals = vals[:most]
+		}
+		fmt.Fprintf(&b, "; stored %s values: %s%s", l.Name, strings.Join(vals, ", "), more)
+	}
+	if b.Len() == 0 {
+		return " (kdelta results ls lists them)"
+	}
+	return b.String()
 }
 
 // candidates lists sets on one line, newest first, for an error that

@@ -294,7 +294,8 @@ func TestResolveErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"compare", "kernel=6.17", "kernel=6.18"}, "kernel=6.17: no result set in " + dir + "/kdelta/kdelta.db carries these labels"},
+		{[]string{"compare", "kernel=6.17", "kernel=6.18"}, "kernel=6.17: no result set in " + dir + "/kdelta/kdelta.db carries these labels; stored kernel values: 6.15-rc6, 6.16, 6.18"},
+		{[]string{"compare", "kernel=6.18,arch=s390x", "kernel=6.18"}, "carries these labels; stored kernel values: 6.15-rc6, 6.16, 6.18; no stored set has the label arch"},
 		{[]string{"compare", "kernel=6.16", "kernel=6.18"}, "kernel=6.16: 2 result sets in " + dir + "/kdelta/kdelta.db match, name one (an id, or more labels): " +
 			"20260727T120000-0d0d0d0d0d04 (2026-07-27 12:00Z host=p10 kernel=6.16); 20260727T090000-0a0a0a0a0a01 (2026-07-27 09:00Z host=p10 kernel=6.16)"},
 		{[]string{"compare", "20260727T1", "kernel=6.18"}, "20260727T1: the start of 3 result set ids in " + dir + "/kdelta/kdelta.db: 20260727T120000-0d0d0d0d0d04 (2026-07-27 12:00Z host=p10 kernel=6.16); "},
