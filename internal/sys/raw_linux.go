@@ -1,6 +1,7 @@
 package sys
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -135,3 +136,20 @@ func Close(fd int) { _ = unix.Close(fd) }
 
 // SchedYield calls sched_yield(2).
 func SchedYield() { unix.RawSyscallNoError(unix.SYS_SCHED_YIELD, 0, 0, 0) }
+
+// ErrNoThreadPidfd says this kernel cannot open a pidfd for a thread
+// (PIDFD_THREAD came in Linux 6.9).
+var ErrNoThreadPidfd = errors.New("no pidfd for threads (PIDFD_THREAD needs Linux 6.9)")
+
+// ThreadPidfd opens a pidfd for thread tid of this process; it polls
+// readable once the thread has exited, which is how a caller joins a
+// thread it did not create with pthread_create. A thread that has already
+// exited gives ESRCH.
+func ThreadPidfd(tid int) (int, error) {
+	// PIDFD_THREAD has O_EXCL's value on every architecture.
+	fd, err := unix.PidfdOpen(tid, unix.O_EXCL)
+	if err == unix.EINVAL || err == unix.ENOSYS {
+		return -1, ErrNoThreadPidfd
+	}
+	return fd, err
+}

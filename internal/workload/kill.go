@@ -302,7 +302,7 @@ func (killWorkload) Run(t *Task) error {
 		cmds = append(cmds, cmd)
 	}
 	readyWF.Close()
-	if _, err := kickWorkers(readyR, wakeW, n); err != nil {
+	if _, err := kickWorkers(readyR, wakeW, n, nil); err != nil {
 		return abort(err)
 	}
 	var waitErr error

@@ -168,6 +168,9 @@ func (messaging) Run(t *Task) error {
 // one pidfd per live worker.
 func msgRaiseNoFile(t *Task, c msgConfig) error {
 	need := uint64(c.workers() + 2*c.fds + 64)
+	if c.thread {
+		need += uint64(c.workers()) // a pidfd per worker thread, to join it
+	}
 	soft, _, err := sys.NoFileLimit()
 	if err != nil {
 		return fmt.Errorf("messaging: read RLIMIT_NOFILE: %w", err)
@@ -233,7 +236,7 @@ func msgSend(outs []int, readyW, wakeR, loops int, buf []byte) (int64, error) {
 
 // kickWorkers is the parent's side of the barrier: read one ready byte
 // per worker, take the start time, write the single wake-up byte.
-func kickWorkers(readyR, wakeW, workers int) (time.Time, error) {
+func kickWorkers(readyR, wakeW, workers int, beforeStart func() error) (time.Time, error) {
 	var b [1]byte
 	for i := 0; i < workers; {
 		n, e := sys.RawRead(readyR, b[:])
@@ -246,6 +249,11 @@ func kickWorkers(readyR, wakeW, workers int) (time.Time, error) {
 			return time.Time{}, fmt.Errorf("ready fd %d closed after %d of %d workers were ready", readyR, i, workers)
 		}
 		i++
+	}
+	if beforeStart != nil {
+		if err := beforeStart(); err != nil {
+			return time.Time{}, err
+		}
 	}
 	start := time.Now()
 	if err := sys.RawWriteFull(wakeW, b[:]); err != nil {
@@ -265,8 +273,6 @@ func (f msgFds) close() {
 	}
 }
 
-// msgRunThreads runs every worker as a locked OS thread in this process;
-// like perf -t, it closes no descriptor until the run is over.
 // barrier makes the ready and wake pairs of the start barrier, of the
 // kind ipc names, and hands them to fds to close.
 func (c msgConfig) barrier(fds *msgFds) (readyR, readyW, wakeR, wakeW int, err error) {
@@ -281,6 +287,13 @@ func (c msgConfig) barrier(fds *msgFds) (readyR, readyW, wakeR, wakeW int, err e
 	return readyR, readyW, wakeR, wakeW, nil
 }
 
+// msgRunThreads runs every worker as a locked OS thread in this process;
+// like perf -t, it closes no descriptor until the run is over. The window
+// ends, as perf's does after pthread_join, when the last worker thread has
+// exited: each is joined through a thread pidfd (Linux 6.9+). Older kernels
+// cannot wait for a thread they did not create with pthread_create, so
+// there each thread writes a byte when its work is done and the window ends
+// at the last byte, before the threads' exit; the run's info says which.
 func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	workers := c.workers()
 	// Every worker can block in a raw read, write or poll, and so can the
@@ -293,9 +306,8 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	if err != nil {
 		return 0, msgResult{}, err
 	}
-	// Joining: each thread writes one byte here when its work is done and
-	// the main thread reads them all, as pthread_join waits for each
-	// thread. A pipe, whatever ipc says, because it is not part of the
+	// The fallback join: each thread writes one byte here when its work is
+	// done. A pipe, whatever ipc says, because it is not part of the
 	// benchmark's topology.
 	doneR, doneW, err := sys.Pipe()
 	if err != nil {
@@ -317,6 +329,15 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	}
 
 	counts := make([]atomic.Int64, workers)
+	tids := make([]atomic.Int32, workers)
+	pidfds := make([]int, 0, workers)
+	defer func() {
+		for _, fd := range pidfds {
+			sys.Close(fd)
+		}
+	}()
+	var byDone atomic.Bool // joined by the done bytes, not by thread exit
+	whyDone := ""
 	var (
 		mu       sync.Mutex
 		firstErr error
@@ -332,17 +353,50 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		// Locked for good: the thread exits with the goroutine, as a
 		// pthread does, instead of going back to the runtime's pool.
 		runtime.LockOSThread()
+		tids[i].Store(int32(sys.Gettid()))
 		buf := make([]byte, c.size)
 		n, err := body(buf)
 		counts[i].Store(n)
 		if err != nil {
 			fail(err)
 		}
+		if !byDone.Load() {
+			return // the thread exits, still locked
+		}
 		// Nosplit too: no preemption between the last message and the
 		// join.
 		if e := sys.RawWriteByte(doneW); e != 0 {
 			fail(fmt.Errorf("write done fd %d: %w", doneW, e))
 		}
+	}
+	// openJoins runs once every worker is ready (its tid stored, it waits
+	// in the barrier) and before the clock starts.
+	openJoins := func() error {
+		// The main thread cannot exit while the process lives (Go parks it
+		// for good), so a worker that ran there cannot be joined by its
+		// exit. Run executes on the locked main thread, so this happens
+		// only when a test calls Run from another goroutine.
+		pid := os.Getpid()
+		for i := range tids {
+			if int(tids[i].Load()) == pid {
+				whyDone = "a worker ran on the main thread"
+				byDone.Store(true)
+				return nil
+			}
+		}
+		for i := range tids {
+			fd, err := sys.ThreadPidfd(int(tids[i].Load()))
+			if errors.Is(err, sys.ErrNoThreadPidfd) && i == 0 {
+				whyDone = err.Error()
+				byDone.Store(true)
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("pidfd of worker thread %d: %w", tids[i].Load(), err)
+			}
+			pidfds = append(pidfds, fd)
+		}
+		return nil
 	}
 
 	if err := t.Ready(); err != nil {
@@ -366,20 +420,31 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 			idx++
 		}
 	}
-	start, err := kickWorkers(readyR, wakeW, workers)
+	start, err := kickWorkers(readyR, wakeW, workers, openJoins)
 	if err != nil {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
-	done := make([]byte, workers)
-	for got := 0; got < workers; {
-		n, e := sys.RawRead(doneR, done[got:])
-		if e == sys.EINTR {
-			continue
+	if !byDone.Load() {
+		t.Info("join", "thread exit (pidfd), as pthread_join")
+		// In creation order, as perf joins them.
+		for _, fd := range pidfds {
+			if err := sys.RawPollIn(fd); err != nil {
+				return 0, msgResult{}, fmt.Errorf("messaging: join: %w", err)
+			}
 		}
-		if e != 0 {
-			return 0, msgResult{}, fmt.Errorf("messaging: read done fd %d: %w", doneR, e)
+	} else {
+		t.Info("join", "done byte, before thread exit ("+whyDone+")")
+		done := make([]byte, workers)
+		for got := 0; got < workers; {
+			n, e := sys.RawRead(doneR, done[got:])
+			if e == sys.EINTR {
+				continue
+			}
+			if e != 0 {
+				return 0, msgResult{}, fmt.Errorf("messaging: read done fd %d: %w", doneR, e)
+			}
+			got += n
 		}
-		got += n
 	}
 	elapsed := time.Since(start)
 
@@ -525,7 +590,7 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		closeOuts()
 	}
 
-	t0, err := kickWorkers(readyR, wakeW, workers)
+	t0, err := kickWorkers(readyR, wakeW, workers, nil)
 	if err != nil {
 		return abort(err)
 	}
@@ -647,7 +712,7 @@ func msgRunExec(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	// before the barrier end the wait with EOF instead of a hang.
 	readyWF.Close()
 
-	t0, err := kickWorkers(readyR, wakeW, workers)
+	t0, err := kickWorkers(readyR, wakeW, workers, nil)
 	if err != nil {
 		return abort(err)
 	}
