@@ -301,15 +301,14 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 		return fail(result.StatusFailed, "pipe: %v", err)
 	}
 	defer goW.Close()
-	logf, err := os.CreateTemp("", "kdelta-child-*.log")
+	logf, err := sys.AnonymousTemp("kdelta-child-*.log")
 	if err != nil {
 		repW.Close()
 		goR.Close()
 		return fail(result.StatusFailed, "child log: %v", err)
 	}
-	// Unlinked at once: the child writes through its descriptor, and a
-	// kdelta killed mid-run leaves no log behind.
-	os.Remove(logf.Name())
+	// Nameless: the child writes through its descriptor, and a kdelta
+	// killed mid-run leaves no log behind.
 	defer logf.Close()
 
 	cmd := exec.Command(exe, ChildArg)
