@@ -420,12 +420,12 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 			idx++
 		}
 	}
+	done := make([]byte, workers) // the fallback join's bytes, allocated before the window
 	start, err := kickWorkers(readyR, wakeW, workers, openJoins)
 	if err != nil {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
 	if !byDone.Load() {
-		t.Info("join", "thread exit (pidfd), as pthread_join")
 		// In creation order, as perf joins them.
 		for _, fd := range pidfds {
 			if err := sys.RawPollIn(fd); err != nil {
@@ -433,8 +433,6 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 			}
 		}
 	} else {
-		t.Info("join", "done byte, before thread exit ("+whyDone+")")
-		done := make([]byte, workers)
 		for got := 0; got < workers; {
 			n, e := sys.RawRead(doneR, done[got:])
 			if e == sys.EINTR {
@@ -447,6 +445,11 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		}
 	}
 	elapsed := time.Since(start)
+	if byDone.Load() {
+		t.Info("join", "done byte, before thread exit ("+whyDone+")")
+	} else {
+		t.Info("join", "thread exit (pidfd), as pthread_join")
+	}
 
 	mu.Lock()
 	err = firstErr
