@@ -14,6 +14,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/cli"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/workload"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -67,6 +68,50 @@ func TestStatMatchesPerf(t *testing.T) {
 		if r == 0 || k/r < 0.95 || k/r > 1.05 {
 			t.Errorf("%s: perf stat counted %.0f, kdelta stat %.0f: more than 5%% apart", ev, r, k)
 		}
+	}
+}
+
+// TestPipeDefaultMatchesPerf checks that pipe's default loop order is the
+// installed perf's, by the kernel work it causes: context switches per
+// round trip of `kdelta run pipe` and of `perf bench sched pipe` agree
+// within 5%: exactly 2 in perf's loop before 6.15, fewer from 6.15 (1.76–
+// 1.82 on this 2-CPU VM with kernel 6.18, about 1 on others).
+func TestPipeDefaultMatchesPerf(t *testing.T) {
+	needPerfRoot(t)
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	const loops = 20000
+	out, err := exec.Command("perf", "stat", "-x,", "-e", "context-switches", "--",
+		"perf", "bench", "sched", "pipe", "-l", strconv.Itoa(loops)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("perf stat: %v\n%s", err, out)
+	}
+	var ref float64
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Split(line, ","); len(f) > 2 && f[2] == "context-switches" {
+			ref, _ = strconv.ParseFloat(f[0], 64)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "p.json")
+	var stdout, stderr bytes.Buffer
+	args := []string{"run", "pipe:loops=" + strconv.Itoa(loops), "-r", "1", "--warmup", "0", "-e", "context-switches", "-o", path}
+	if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("kdelta run: exit %d: %s", code, stderr.String())
+	}
+	s, err := result.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Benchmarks[0]
+	var got float64
+	for _, c := range b.Runs[0].Counters {
+		if c.Name == "context-switches" {
+			got = c.Value
+		}
+	}
+	r, k := ref/loops, got/loops
+	t.Logf("perf %s, order=%s: switches per round trip: perf %.3f, kdelta %.3f", workload.PerfVersion(), b.Params["order"], r, k)
+	if r == 0 || k/r < 0.95 || k/r > 1.05 {
+		t.Errorf("switches per round trip: perf bench %.3f, kdelta pipe (order=%s) %.3f: the default order is not perf's", r, b.Params["order"], k)
 	}
 }
 

@@ -131,6 +131,7 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("/%s: %w", guestJob, err)
 	}
+	workload.SetPerfVersion(j.PerfVersion)
 	specs, err := j.specs()
 	if err != nil {
 		return nil, err

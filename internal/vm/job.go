@@ -32,6 +32,10 @@ type Job struct {
 	Version string `json:"version"`
 	// Command is the host's command line, recorded in the result set.
 	Command []string `json:"command,omitempty"`
+	// PerfVersion is the host's perf ("" without one): the guest has no
+	// perf, and parameters that follow perf (pipe's order=auto) follow the
+	// host's, which the results will be compared with.
+	PerfVersion string `json:"perf_version,omitempty"`
 }
 
 // ParseJob parses the command line given after `--`: "run", then the
@@ -111,7 +115,9 @@ func (j *Job) specs() ([]workload.Spec, error) {
 	return specs, nil
 }
 
+// marshal writes the job for the guest, with the host's perf version.
 func (j *Job) marshal() []byte {
+	j.PerfVersion = workload.PerfVersion()
 	b, _ := json.MarshalIndent(j, "", "  ")
 	return append(b, '\n')
 }

@@ -126,6 +126,9 @@ func Resolve(w Workload, given map[string]string) (Values, error) {
 			vals[p.Name] = p.Default
 		}
 	}
+	if a, ok := w.(AutoResolver); ok {
+		a.ResolveAuto(vals)
+	}
 	if v, ok := w.(Validator); ok {
 		if err := v.Validate(vals); err != nil {
 			return nil, fmt.Errorf("workload %s: %w", w.Name(), err)

@@ -39,8 +39,8 @@ func (pipePingPong) Doc() string {
 func (pipePingPong) Params() []Param {
 	return []Param{
 		{Name: "mode", Default: "process", Choices: []string{"process", "thread"}, Doc: "two processes (perf's default) or two threads (-T)"},
-		{Name: "order", Default: "legacy", Choices: []string{"legacy", "symmetric"},
-			Doc: "legacy: perf before 6.15 (one side reads first); symmetric: perf 6.15+ (both write first)"},
+		{Name: "order", Default: "auto", Choices: []string{"auto", "legacy", "symmetric"},
+			Doc: "legacy: perf before 6.15 (one side reads first); symmetric: perf 6.15+ (both write first); auto: the installed perf's (symmetric without perf)"},
 		{Name: "loops", Kind: Int, Default: "1000000", Min: 1, Doc: "round trips per run"},
 		{Name: "cpus", Default: "any", Doc: "placement: any (no pinning, as perf), same, split, or A,B"},
 	}
@@ -50,6 +50,14 @@ func (pipePingPong) Metrics() []result.Metric {
 	return []result.Metric{
 		{Name: "usecs/op", Unit: "us", Better: result.Lower, Doc: "microseconds per loop"},
 		{Name: "ops/s", Unit: "ops/s", Better: result.Higher, Doc: "loops per second"},
+	}
+}
+
+// ResolveAuto sets order=auto to the order of the perf installed here, the
+// one these results will be compared with.
+func (pipePingPong) ResolveAuto(v Values) {
+	if v["order"] == "auto" {
+		v["order"] = pipeOrderFor(PerfVersion())
 	}
 }
 

@@ -35,6 +35,13 @@ type Validator interface {
 	Validate(v Values) error
 }
 
+// An AutoResolver is a Workload with a parameter whose value "auto"
+// depends on the machine; ResolveAuto replaces it in v, in the parent,
+// so that the run records the concrete value.
+type AutoResolver interface {
+	ResolveAuto(v Values)
+}
+
 // A Prechecker is a Workload that can tell, in the parent and before any
 // run, that it cannot run on this machine (missing privilege or kernel
 // feature). A non-empty reason marks the benchmark skipped.
