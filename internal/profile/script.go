@@ -70,21 +70,25 @@ func ParseScript(name string, data []byte) (*result.Profile, error) {
 		if len(s.frames) > 1 {
 			prof.CallGraph = true
 		}
-		if len(s.frames) > 0 {
-			var b strings.Builder
-			for _, fr := range s.frames {
-				b.WriteString(fr.Symbol)
-				b.WriteByte(0)
-				b.WriteString(fr.DSO)
-				b.WriteByte(0)
-			}
-			st := stacks[b.String()]
-			if st == nil {
-				st = &result.ProfileStack{Frames: s.frames}
-				stacks[b.String()] = st
-			}
-			st.Samples++
+		// A sample without frames (perf could not unwind it, or the
+		// output was cut after its header) still counts in the stacks,
+		// as an [unknown] one, so that the stacks add up to the samples.
+		if len(s.frames) == 0 {
+			s.frames = []result.ProfileFrame{f}
 		}
+		var b strings.Builder
+		for _, fr := range s.frames {
+			b.WriteString(fr.Symbol)
+			b.WriteByte(0)
+			b.WriteString(fr.DSO)
+			b.WriteByte(0)
+		}
+		st := stacks[b.String()]
+		if st == nil {
+			st = &result.ProfileStack{Frames: s.frames}
+			stacks[b.String()] = st
+		}
+		st.Samples++
 	}
 	for i, raw := range lines {
 		l := strings.TrimRight(raw, "\r")
