@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -33,15 +34,33 @@ var tools = []tool{
 	{"hackbench", []string{"--version"}},
 }
 
-// ToolVersions runs perf, stress-ng and hackbench to ask their versions.
-// A tool not on PATH is NotInstalled; one that fails or times out is
-// "unknown: REASON".
+// asked holds each tool's answer, asked once per process.
+var asked = map[string]func() string{}
+
+func init() {
+	for _, t := range tools {
+		asked[t.name] = sync.OnceValue(func() string { return toolVersion(t.name, t.args, toolTimeout) })
+	}
+}
+
+// ToolVersions returns the versions of perf, stress-ng and hackbench. A
+// tool not on PATH is NotInstalled; one that fails or times out is
+// "unknown: REASON". Each is asked once per process.
 func ToolVersions() map[string]string {
 	m := make(map[string]string, len(tools))
 	for _, t := range tools {
-		m[t.name] = toolVersion(t.name, t.args, toolTimeout)
+		m[t.name] = asked[t.name]()
 	}
 	return m
+}
+
+// ToolVersion returns one of ToolVersions' answers: the version of perf,
+// stress-ng or hackbench, NotInstalled, or "unknown: REASON".
+func ToolVersion(name string) string {
+	if f, ok := asked[name]; ok {
+		return f()
+	}
+	return "unknown: " + name + " is not a tool kdelta knows"
 }
 
 // versionRE finds a dotted version number.

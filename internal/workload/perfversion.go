@@ -1,50 +1,58 @@
 package workload
 
 import (
-	"os/exec"
-	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
 // The perf that pipe's results are compared with decides its default
 // loop order (WORKLOADS.md §2): perf before 6.15 runs the legacy loop,
 // 6.15 and later the symmetric one.
 var perf struct {
-	once    sync.Once
-	version string
+	mu       sync.Mutex
+	set      bool
+	override string
 }
 
-var perfVersionRE = regexp.MustCompile(`(\d+)\.(\d+)(\.\d+)*`)
-
-// PerfVersion returns the version of the perf on PATH ("6.1.192"), or ""
-// when there is none. It runs `perf version` once per process.
+// PerfVersion returns the version of the perf these results are compared
+// with ("6.1.192"): the one on PATH, as the fingerprint records it, or
+// the one SetPerfVersion gave; "" when there is none.
 func PerfVersion() string {
-	perf.once.Do(func() {
-		out, err := exec.Command("perf", "version").Output()
-		if err == nil {
-			perf.version = perfVersionRE.FindString(string(out))
-		}
-	})
-	return perf.version
+	perf.mu.Lock()
+	defer perf.mu.Unlock()
+	if perf.set {
+		return perf.override
+	}
+	v := sysinfo.ToolVersion("perf")
+	if v == sysinfo.NotInstalled || strings.HasPrefix(v, "unknown") {
+		return ""
+	}
+	return v
 }
 
 // SetPerfVersion makes v the perf version this process answers with: a
 // kdelta vm guest has no perf, and compares with the host's.
 func SetPerfVersion(v string) {
-	perf.once.Do(func() {})
-	perf.version = v
+	perf.mu.Lock()
+	perf.set, perf.override = true, v
+	perf.mu.Unlock()
 }
 
 // pipeOrderFor returns the pipe loop order of perf version v: symmetric
 // from 6.15, legacy before, and symmetric (today's perf) without one.
 func pipeOrderFor(v string) string {
-	m := perfVersionRE.FindStringSubmatch(v)
-	if m == nil {
+	f := strings.SplitN(v, ".", 3)
+	if len(f) < 2 {
 		return "symmetric"
 	}
-	major, _ := strconv.Atoi(m[1])
-	minor, _ := strconv.Atoi(m[2])
+	major, err1 := strconv.Atoi(f[0])
+	minor, err2 := strconv.Atoi(f[1])
+	if err1 != nil || err2 != nil {
+		return "symmetric"
+	}
 	if major < 6 || major == 6 && minor < 15 {
 		return "legacy"
 	}
