@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/golden"
+
 	"github.com/kdelta/kdelta/internal/cli"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/store"
@@ -100,16 +102,8 @@ func TestHistoryGolden(t *testing.T) {
 			if code != 0 || errs != "" {
 				t.Fatalf("exit %d, stderr %q", code, errs)
 			}
-			golden := filepath.Join("testdata", "history-"+tt.name+".golden")
-			if *update {
-				os.WriteFile(golden, []byte(out), 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if out != string(want) {
-				t.Errorf("kdelta %s:\n%s\nwant (%s):\n%s", strings.Join(tt.args, " "), out, golden, want)
+			if !golden.Check(t, "history-"+tt.name+".golden", []byte(out)) {
+				t.Logf("kdelta %s printed:\n%s", strings.Join(tt.args, " "), out)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package cli_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,12 +11,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/golden"
+
 	"github.com/kdelta/kdelta/internal/cli"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/workload"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func needPerfRoot(t *testing.T) {
 	t.Helper()
@@ -132,16 +131,8 @@ func TestStatShape(t *testing.T) {
 	})
 	// Widths of the numbers vary run to run: fold runs of 9s and spaces.
 	masked = regexp.MustCompile(` *9+`).ReplaceAllString(masked, " N")
-	path := filepath.Join("testdata", "stat-shape.golden")
-	if *update {
-		os.WriteFile(path, []byte(masked), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if masked != string(want) {
-		t.Errorf("stat output shape changed:\n%s\nwant:\n%s\nraw:\n%s", masked, want, stdout.String())
+	if !golden.Check(t, "stat-shape.golden", []byte(masked)) {
+		t.Logf("stat output shape changed; raw output:\n%s", stdout.String())
 	}
 	for _, s := range []string{"Performance counter stats for 'perf bench sched messaging -g 2 -l 200' (5 runs):",
 		"seconds time elapsed  ( +- ", "context-switches", "<not supported>"} {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/golden"
+
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
@@ -45,7 +47,7 @@ func TestCompareGolden(t *testing.T) {
 		if err := WriteCompare(&b, r, f); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "compare/out."+f, b.Bytes())
+		golden.Check(t, "compare/out."+f, b.Bytes())
 		if f == "text" {
 			for i, line := range strings.Split(b.String(), "\n") {
 				if len([]rune(line)) > 100 {

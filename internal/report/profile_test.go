@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/golden"
+
 	"github.com/kdelta/kdelta/internal/profile"
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -86,7 +88,7 @@ func TestProfileDiffGolden(t *testing.T) {
 					t.Errorf("%s csv: %v", tc.name, err)
 				}
 			}
-			golden(t, filepath.Join("profile", "diff-"+tc.name+"."+f), buf.Bytes())
+			golden.Check(t, filepath.Join("profile", "diff-"+tc.name+"."+f), buf.Bytes())
 		}
 	}
 }
@@ -103,7 +105,7 @@ func TestProfileShowGolden(t *testing.T) {
 		if err := WriteProfiles(&buf, groups, f, 5); err != nil {
 			t.Fatal(err)
 		}
-		golden(t, filepath.Join("profile", "show."+f), buf.Bytes())
+		golden.Check(t, filepath.Join("profile", "show."+f), buf.Bytes())
 	}
 	if err := WriteProfiles(&bytes.Buffer{}, groups, "html", 5); err == nil {
 		t.Error("unknown format accepted")

@@ -2,35 +2,13 @@ package report
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/golden"
+
 	"github.com/kdelta/kdelta/internal/result"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
 
 func TestShowGolden(t *testing.T) {
 	s, err := result.Load("testdata/set.json")
@@ -43,7 +21,7 @@ func TestShowGolden(t *testing.T) {
 	}{{"show.golden", ShowOptions{}}, {"show-runs.golden", ShowOptions{Runs: true}}} {
 		var b bytes.Buffer
 		Show(&b, s, tt.opt)
-		golden(t, tt.name, b.Bytes())
+		golden.Check(t, tt.name, b.Bytes())
 		for i, line := range strings.Split(b.String(), "\n") {
 			if len([]rune(line)) > 100 {
 				t.Errorf("%s line %d is %d columns: %q", tt.name, i+1, len([]rune(line)), line)

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/golden"
 )
 
 // trees are the fixture machines under testdata/, with the tool versions
@@ -47,7 +49,7 @@ func TestEnvGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkText(t, tr.name, b.String())
-			golden(t, tr.name+".env.golden", b.Bytes())
+			golden.Check(t, tr.name+".env.golden", b.Bytes())
 		})
 	}
 }
@@ -165,7 +167,7 @@ func TestEnvDiffGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkText(t, "diff", b.String())
-			golden(t, c.a+"_"+c.b+".diff.golden", b.Bytes())
+			golden.Check(t, c.a+"_"+c.b+".diff.golden", b.Bytes())
 		})
 	}
 }
@@ -316,5 +318,5 @@ func TestJSONGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "power10-6.15.json.golden", append(data, '\n'))
+	golden.Check(t, "power10-6.15.json.golden", append(data, '\n'))
 }

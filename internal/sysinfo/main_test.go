@@ -1,17 +1,13 @@
 package sysinfo
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
 // collectEnv names the variable that turns the test binary into a helper
 // which prints the fingerprint of the tree it names as JSON and exits:
@@ -42,49 +38,6 @@ func shared(t *testing.T, parts ...string) string {
 		t.Skipf("shared fixture not present: %v", err)
 	}
 	return p
-}
-
-// golden compares got with testdata/name, or rewrites the file under
-// -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the output (go test -update rewrites it):\n%s", path, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first lines where want and got part.
-func lineDiff(want, got string) string {
-	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < len(wl) || i < len(gl); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, w, g)
-			if shown++; shown == 5 {
-				break
-			}
-		}
-	}
-	return b.String()
 }
 
 // checkText fails on lines wider than textWidth or not plain ASCII.

@@ -1,0 +1,62 @@
+// Package golden compares what a test produced with a file under the
+// package's testdata directory, and rewrites the file instead when the
+// tests run with -update. Only tests import it.
+package golden
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata from the current output")
+
+// Check compares got with testdata/name, or writes it there under
+// -update, and reports whether they matched. A mismatch fails t with the
+// first lines where the two part.
+func Check(t testing.TB, name string, got []byte) bool {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return true
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if bytes.Equal(got, want) {
+		return true
+	}
+	t.Errorf("%s differs from the output (go test -update rewrites it):\n%s", path, lineDiff(string(want), string(got)))
+	return false
+}
+
+// lineDiff shows the first lines where want and got part.
+func lineDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < len(wl) || i < len(gl); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w != g {
+			fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, w, g)
+			if shown++; shown == 5 {
+				break
+			}
+		}
+	}
+	return b.String()
+}
