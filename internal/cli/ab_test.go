@@ -13,6 +13,7 @@ import (
 	"github.com/kdelta/kdelta/internal/knob"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // wakeKnob is the knob of seed mail 002: on this machine (6.18, HZ 250)
@@ -29,11 +30,11 @@ const thpKnob = "/sys/kernel/mm/transparent_hugepage/enabled"
 func liveKnob(t *testing.T, path string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to write kernel knobs")
+		testenv.Skip(t, "needs root to write kernel knobs")
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("no %s here: %v", path, err)
+		testenv.Skipf(t, "no %s here: %v", path, err)
 	}
 	v, err := knob.ParseValue(string(b))
 	if err != nil {
@@ -78,7 +79,7 @@ func needMembarrier(t *testing.T) {
 	t.Helper()
 	mask, err := sys.Membarrier(sys.MembarrierQuery, 0)
 	if err != nil || mask&sys.MembarrierGlobal == 0 {
-		t.Skipf("no MEMBARRIER_CMD_GLOBAL here (%v, mask %#x)", err, mask)
+		testenv.Skipf(t, "no MEMBARRIER_CMD_GLOBAL here (%v, mask %#x)", err, mask)
 	}
 }
 
@@ -145,7 +146,7 @@ func TestABWakeFromGP(t *testing.T) {
 	direct := off/on - 1
 	t.Logf("membarrier(GLOBAL) directly: median %.2f ms with wake_from_gp=1, %.2f ms with 0: %+.1f%%", on, off, 100*direct)
 	if direct < 0.2 {
-		t.Skipf("rcu_normal_wake_from_gp moves membarrier by only %+.1f%% here: nothing to detect", 100*direct)
+		testenv.Skipf(t, "rcu_normal_wake_from_gp moves membarrier by only %+.1f%% here: nothing to detect", 100*direct)
 	}
 
 	prefix := filepath.Join(t.TempDir(), "wake")

@@ -15,6 +15,7 @@ import (
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/store"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // busyLoop is the measured thing of the bisection tests: a shell busy loop
@@ -36,7 +37,7 @@ echo "cpu_ns $t"
 func busySpec(t *testing.T, dir, slow string) string {
 	t.Helper()
 	if _, err := os.Stat("/proc/self/schedstat"); err != nil {
-		t.Skipf("no /proc/self/schedstat (CONFIG_SCHED_INFO off?): %v", err)
+		testenv.Skipf(t, "no /proc/self/schedstat (CONFIG_SCHED_INFO off?): %v", err)
 	}
 	script := filepath.Join(dir, "busy.sh")
 	if err := os.WriteFile(script, []byte(busyLoop), 0o644); err != nil {
@@ -60,10 +61,10 @@ func runKdelta(args ...string) (int, string, string) {
 // bisect-run --good good.json at every step, must name commit 7.
 func TestBisectRunFindsCommit(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skipf("git not installed: %v", err)
+		testenv.Skipf(t, "git not installed: %v", err)
 	}
 	if _, err := exec.LookPath("kdelta"); err != nil {
-		t.Skipf("the test binary is not on $PATH as kdelta (testscript sets it up): %v", err)
+		testenv.Skipf(t, "the test binary is not on $PATH as kdelta (testscript sets it up): %v", err)
 	}
 	const commits, first = 10, 7
 	dir := t.TempDir()
@@ -303,7 +304,7 @@ func TestRunUntilConclusive(t *testing.T) {
 	base := filepath.Join(dir, "base.json")
 	if code, _, stderr := runKdelta(append([]string{"run", spec, "-r", "5", "-o", base}, pin...)...); code != 0 {
 		if strings.Contains(stderr, "--fifo") {
-			t.Skipf("SCHED_FIFO not allowed here: %s", stderr)
+			testenv.Skipf(t, "SCHED_FIFO not allowed here: %s", stderr)
 		}
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -362,7 +363,7 @@ func TestRunUntilConclusive(t *testing.T) {
 			// must still agree with the evidence it prints.
 			stop := regexp.MustCompile(head + fmt.Sprintf(`stopped after %d runs: (improved|regressed)`, n) + tail)
 			if tt.baseline == base && stop.MatchString(stdout) {
-				t.Skipf("baseline and run differ beyond the 1%% band (the machine changed between them?); the A/A outcome cannot be checked here:\n%s", stdout)
+				testenv.Skipf(t, "baseline and run differ beyond the 1%% band (the machine changed between them?); the A/A outcome cannot be checked here:\n%s", stdout)
 			}
 			t.Fatalf("stdout does not match %s:\n%s", re, stdout)
 		})

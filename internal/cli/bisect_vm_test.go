@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 func vmKernel(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
-		t.Skip("qemu-system-x86_64 not installed (scripts/vm-kernel.sh installs it): skipped")
+		testenv.Skip(t, "qemu-system-x86_64 not installed (scripts/vm-kernel.sh installs it): skipped")
 	}
 	if k := os.Getenv("KDELTA_TEST_KERNEL"); k != "" {
 		return k
@@ -22,7 +23,7 @@ func vmKernel(t *testing.T) string {
 	home, _ := os.UserHomeDir()
 	found, _ := filepath.Glob(filepath.Join(home, ".cache", "kdelta", "kernels", "*", "boot", "vmlinuz-*"))
 	if len(found) == 0 {
-		t.Skip("no test kernel: set KDELTA_TEST_KERNEL or run scripts/vm-kernel.sh: skipped")
+		testenv.Skip(t, "no test kernel: set KDELTA_TEST_KERNEL or run scripts/vm-kernel.sh: skipped")
 	}
 	sort.Strings(found)
 	return found[len(found)-1]
@@ -37,7 +38,7 @@ func vmKernel(t *testing.T) string {
 func TestBisectRunVM(t *testing.T) {
 	kernel := vmKernel(t)
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed: skipped")
+		testenv.Skip(t, "git not installed: skipped")
 	}
 	bin := kdeltaBinary(t)
 	dir := t.TempDir()

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,10 +35,10 @@ func linkNames(t *testing.T) []string {
 // and checks that no process, network namespace, bridge or veth remains.
 func TestSIGKILLBridgeLeavesNothing(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("the bridge workload needs CAP_NET_ADMIN and CAP_SYS_ADMIN: skipped when not root")
+		testenv.Skip(t, "the bridge workload needs CAP_NET_ADMIN and CAP_SYS_ADMIN: skipped when not root")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("ip (iproute2) not installed: skipped")
+		testenv.Skip(t, "ip (iproute2) not installed: skipped")
 	}
 	netnsBefore := command(t, "ip", "netns", "list")
 	linksBefore := linkNames(t)

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,18 +45,18 @@ func TestExamples(t *testing.T) {
 			}
 			for _, v := range j.Variants {
 				if v.Booted() {
-					t.Skipf("%s boots kernels (%s: %s %s): it is a kdelta vm -f job, which needs qemu and the kernel images", name, v.Name, v.Kernel, v.Append)
+					testenv.Skipf(t, "%s boots kernels (%s: %s %s): it is a kdelta vm -f job, which needs qemu and the kernel images", name, v.Name, v.Kernel, v.Append)
 				}
 			}
 			if os.Geteuid() != 0 && (j.FIFO != 0 || len(j.Variants) > 0 || len(j.Set) > 0) {
-				t.Skip("needs root (SCHED_FIFO or kernel knobs)")
+				testenv.Skip(t, "needs root (SCHED_FIFO or kernel knobs)")
 			}
 			// A knob this machine lacks (SELinux, SMT control, the debugfs
 			// preemption file) is why the job cannot run here.
 			if groups := job.KnobGroups(job.Cells(j.Set, j.Variants, j.Matrix)); anyKnob(groups) {
 				s, err := knob.Open(groups, knob.Options{JournalDir: t.TempDir()})
 				if err != nil {
-					t.Skipf("%s cannot run here: %v", name, err)
+					testenv.Skipf(t, "%s cannot run here: %v", name, err)
 				}
 				s.Restore()
 			}

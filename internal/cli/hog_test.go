@@ -12,6 +12,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/cli"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // TestCompareDetectsCPUHog takes two result sets of messaging on one CPU,
@@ -19,7 +20,7 @@ import (
 // compare calls the second regressed.
 func TestCompareDetectsCPUHog(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("the hogs run at nice -10, which needs root: skipped")
+		testenv.Skip(t, "the hogs run at nice -10, which needs root: skipped")
 	}
 	allowed, err := sys.Affinity(0)
 	if err != nil {
@@ -44,7 +45,7 @@ func TestCompareDetectsCPUHog(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		hog := exec.Command("nice", "-n", "-10", "taskset", "-c", cpu, "sh", "-c", "while :; do :; done")
 		if err := hog.Start(); err != nil {
-			t.Skipf("nice or taskset not available: %v", err)
+			testenv.Skipf(t, "nice or taskset not available: %v", err)
 		}
 		hogs = append(hogs, hog)
 	}

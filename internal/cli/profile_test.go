@@ -14,6 +14,7 @@ import (
 	"github.com/kdelta/kdelta/internal/cli"
 	kprofile "github.com/kdelta/kdelta/internal/profile"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func profileCmd(t *testing.T, args ...string) (int, string, string) {
@@ -28,7 +29,7 @@ func profileCmd(t *testing.T, args ...string) (int, string, string) {
 // the syscall entry path; then every profile command reads the result.
 func TestRunProfile(t *testing.T) {
 	if err := kprofile.Check(kprofile.Options{}); err != nil {
-		t.Skipf("perf cannot record here: %v", err)
+		testenv.Skipf(t, "perf cannot record here: %v", err)
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/golden"
+	"github.com/kdelta/kdelta/internal/testenv"
 
 	"github.com/kdelta/kdelta/internal/cli"
 	"github.com/kdelta/kdelta/internal/result"
@@ -243,7 +244,7 @@ func TestResultsCommands(t *testing.T) {
 // by script(1).
 func TestResultsRmAsks(t *testing.T) {
 	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script (util-linux) not installed: no terminal to answer on")
+		testenv.Skip(t, "script (util-linux) not installed: no terminal to answer on")
 	}
 	path := ownStore(t)
 	elnStore(t, path)
@@ -363,7 +364,7 @@ func TestRecording(t *testing.T) {
 func TestStoreOnPostgres(t *testing.T) {
 	base := os.Getenv("KDELTA_TEST_POSTGRES")
 	if base == "" {
-		t.Skip("KDELTA_TEST_POSTGRES is not set: no PostgreSQL to test against (eval \"$(scripts/postgres.sh)\" starts one)")
+		testenv.Skip(t, "KDELTA_TEST_POSTGRES is not set: no PostgreSQL to test against (eval \"$(scripts/postgres.sh)\" starts one)")
 	}
 	// A schema of its own, so the test sees only its sets.
 	db, err := sql.Open("pgx", base)

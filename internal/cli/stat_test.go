@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/golden"
+	"github.com/kdelta/kdelta/internal/testenv"
 
 	"github.com/kdelta/kdelta/internal/cli"
 	"github.com/kdelta/kdelta/internal/result"
@@ -21,10 +22,10 @@ import (
 func needPerfRoot(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("perf"); err != nil {
-		t.Skip("perf (linux-perf) not installed: skipped")
+		testenv.Skip(t, "perf (linux-perf) not installed: skipped")
 	}
 	if os.Geteuid() != 0 {
-		t.Skip("tracepoint raw_syscalls:sys_enter needs root: skipped")
+		testenv.Skip(t, "tracepoint raw_syscalls:sys_enter needs root: skipped")
 	}
 }
 

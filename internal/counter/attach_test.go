@@ -16,6 +16,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // skipWithoutPerf skips a test on a machine where perf_event_open is
@@ -25,7 +26,7 @@ func skipWithoutPerf(t *testing.T) {
 	attr := sys.PerfEventAttr{Type: sys.PerfTypeSoftware, Config: sys.PerfCountSWTaskClock, Bits: sys.PerfBitDisabled}
 	fd, err := sys.PerfEventOpen(&attr, 0, -1, -1, 0)
 	if err != nil {
-		t.Skipf("perf_event_open does not work here: %v", err)
+		testenv.Skipf(t, "perf_event_open does not work here: %v", err)
 	}
 	sys.CloseFd(fd)
 }
@@ -80,7 +81,7 @@ func TestAttachPingPong(t *testing.T) {
 
 	sc := counterByName(t, cs, "raw_syscalls:sys_enter")
 	if sc.Unsupported != "" {
-		t.Skipf("raw_syscalls:sys_enter: %s", sc.Unsupported)
+		testenv.Skipf(t, "raw_syscalls:sys_enter: %s", sc.Unsupported)
 	}
 	// The slack covers the Go runtime's own calls: thread creation, the
 	// grandchild's start-up (more of them under -race).
@@ -140,7 +141,7 @@ func TestUnsupportedCounterJSON(t *testing.T) {
 func TestAttachGoneProcess(t *testing.T) {
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
-		t.Skip("no true(1):", err)
+		testenv.Skip(t, "no true(1):", err)
 	}
 	evs, _ := ParseEvents("task-clock")
 	if _, err := Attach(cmd.Process.Pid, evs, Options{}); err == nil || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid)) {
@@ -171,7 +172,7 @@ func TestAttachNoGroup(t *testing.T) {
 	}
 	sc := counterByName(t, cs, "raw_syscalls:sys_enter")
 	if sc.Unsupported != "" {
-		t.Skip(sc.Unsupported)
+		testenv.Skip(t, sc.Unsupported)
 	}
 	if want := float64(4*1000 + 10000); sc.Value < want || sc.Value > want*1.02+1500 {
 		t.Errorf("syscalls = %.0f, want %.0f .. +2%%+1500", sc.Value, want)
@@ -185,11 +186,11 @@ func TestSystemWide(t *testing.T) {
 	evs, _ := ParseEvents("context-switches,cpu-clock")
 	set, err := Attach(0, evs, Options{SystemWide: true})
 	if err != nil {
-		t.Skipf("system-wide counting not possible here: %v", err)
+		testenv.Skipf(t, "system-wide counting not possible here: %v", err)
 	}
 	defer set.Close()
 	if c := set.Read()[0]; c.Unsupported != "" {
-		t.Skipf("system-wide counting not possible here: %s", c.Unsupported)
+		testenv.Skipf(t, "system-wide counting not possible here: %s", c.Unsupported)
 	}
 	var out bytes.Buffer
 	cmd, start := startHelper(t, "pingpong", &out, "N=2000", "M=10")
@@ -215,7 +216,7 @@ func TestCompareWithPerf(t *testing.T) {
 	skipWithoutPerf(t)
 	perf, err := exec.LookPath("perf")
 	if err != nil {
-		t.Skip("perf is not installed")
+		testenv.Skip(t, "perf is not installed")
 	}
 	const events = "context-switches,raw_syscalls:sys_enter"
 	bench := []string{perf, "bench", "sched", "pipe", "-l", "10000"}
@@ -225,7 +226,7 @@ func TestCompareWithPerf(t *testing.T) {
 	pc.Stderr = &perfOut
 	pc.Stdout = &bytes.Buffer{}
 	if err := pc.Run(); err != nil {
-		t.Skipf("perf stat fails here: %v: %s", err, perfOut.String())
+		testenv.Skipf(t, "perf stat fails here: %v: %s", err, perfOut.String())
 	}
 	ref, err := parsePerfStatCSV(perfOut.String())
 	if err != nil {
@@ -308,15 +309,15 @@ func parsePerfStatCSV(s string) (map[string]float64, error) {
 func TestPermissionDenied(t *testing.T) {
 	skipWithoutPerf(t)
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to start a helper as another user")
+		testenv.Skip(t, "needs root to start a helper as another user")
 	}
 	b, err := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
 	if err != nil {
-		t.Skip("no perf_event_paranoid:", err)
+		testenv.Skip(t, "no perf_event_paranoid:", err)
 	}
 	paranoid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
 	if paranoid < 2 {
-		t.Skipf("kernel.perf_event_paranoid=%d lets unprivileged users count the kernel", paranoid)
+		testenv.Skipf(t, "kernel.perf_event_paranoid=%d lets unprivileged users count the kernel", paranoid)
 	}
 	// The test binary must be executable by nobody: copy it out of the
 	// build directory (mode 0700) into a world-readable one.

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -379,18 +378,4 @@ func tracingPaths(root string) []string {
 		p = append(p, filepath.Join(root, d))
 	}
 	return p
-}
-
-// EventNames lists the generic event names ParseEvents knows, sorted (for
-// help text and tests).
-func EventNames() []string {
-	var n []string
-	for k := range software {
-		n = append(n, k)
-	}
-	for k := range hardware {
-		n = append(n, k)
-	}
-	sort.Strings(n)
-	return n
 }

@@ -1,6 +1,7 @@
 package counter
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,7 +20,7 @@ func readFile(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("fixture missing: %v", err)
+		testenv.Skipf(t, "fixture missing: %v", err)
 	}
 	return b
 }

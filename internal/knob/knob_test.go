@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func TestParse(t *testing.T) {
@@ -161,7 +163,7 @@ func TestParseValuePreemptCaptures(t *testing.T) {
 	for name, sel := range want {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			t.Skipf("fixtures not present: %v", err)
+			testenv.Skipf(t, "fixtures not present: %v", err)
 		}
 		v, err := ParseValue(string(b))
 		if err != nil || v.Selected != sel {

@@ -1,6 +1,7 @@
 package knob
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"strings"
 	"testing"
@@ -15,11 +16,11 @@ const wakePath = "/sys/module/rcutree/parameters/rcu_normal_wake_from_gp"
 func liveKnob(t *testing.T, path string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to write kernel knobs")
+		testenv.Skip(t, "needs root to write kernel knobs")
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Skipf("no %s here: %v", path, err)
+		testenv.Skipf(t, "no %s here: %v", path, err)
 	}
 	orig := strings.TrimSpace(string(b))
 	t.Cleanup(func() {
@@ -63,7 +64,7 @@ func TestLiveRefusals(t *testing.T) {
 	orig := liveKnob(t, wakePath)
 	const readOnly = "/sys/module/rcutree/parameters/blimit"
 	if _, err := os.Stat(readOnly); err != nil {
-		t.Skipf("no %s: %v", readOnly, err)
+		testenv.Skipf(t, "no %s: %v", readOnly, err)
 	}
 	_, err := Open([][]Setting{settings(t, readOnly+"=5")}, Options{JournalDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), readOnly+": cannot be opened for writing: permission denied") {

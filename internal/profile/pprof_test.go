@@ -11,6 +11,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // TestPprofOpens is acceptance 3: the export opens with go tool pprof -top,
@@ -19,7 +20,7 @@ import (
 func TestPprofOpens(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		t.Skip("go not in PATH: cannot run go tool pprof")
+		testenv.Skip(t, "go not in PATH: cannot run go tool pprof")
 	}
 	stacks, err := ParseScript("g", readTestdata(t, "perf-script-syscall-g.txt"))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/testenv"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -24,7 +25,7 @@ func TestMain(m *testing.M) {
 func needPerf(t *testing.T, o Options) {
 	t.Helper()
 	if err := Check(o); err != nil {
-		t.Skipf("perf cannot record here: %v", err)
+		testenv.Skipf(t, "perf cannot record here: %v", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/golden"
+	"github.com/kdelta/kdelta/internal/testenv"
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
@@ -91,7 +92,7 @@ func TestBenchfmtReadByBenchstat(t *testing.T) {
 	if err != nil {
 		gobin := filepath.Join(os.Getenv("HOME"), "go", "bin", "benchstat")
 		if _, err := os.Stat(gobin); err != nil {
-			t.Skip("benchstat not installed (go install golang.org/x/perf/cmd/benchstat@latest): skipped")
+			testenv.Skip(t, "benchstat not installed (go install golang.org/x/perf/cmd/benchstat@latest): skipped")
 		}
 		bs = gobin
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // A backend opens a fresh, empty store of one kind for a test.
@@ -41,7 +42,7 @@ var sqliteBackend = backend{"sqlite", func(t testing.TB) string {
 var pgBackend = backend{"postgres", func(t testing.TB) string {
 	base := os.Getenv("KDELTA_TEST_POSTGRES")
 	if base == "" {
-		t.Skip("KDELTA_TEST_POSTGRES is not set: no PostgreSQL to test against (eval \"$(scripts/postgres.sh)\" starts one)")
+		testenv.Skip(t, "KDELTA_TEST_POSTGRES is not set: no PostgreSQL to test against (eval \"$(scripts/postgres.sh)\" starts one)")
 	}
 	return pgSchema(t, base)
 }}

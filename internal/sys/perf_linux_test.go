@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func words(w ...uint64) []byte {
@@ -75,7 +77,7 @@ func TestPerfEventOpenSelf(t *testing.T) {
 	leaderAttr := PerfEventAttr{Type: PerfTypeSoftware, Config: PerfCountSWTaskClock, Read_format: format, Bits: PerfBitDisabled}
 	leader, err := PerfEventOpen(&leaderAttr, 0, -1, -1, 0)
 	if err != nil {
-		t.Skipf("perf_event_open: %v", err)
+		testenv.Skipf(t, "perf_event_open: %v", err)
 	}
 	defer CloseFd(leader)
 	if leaderAttr.Size == 0 {

@@ -44,12 +44,6 @@ func UnshareNet() error {
 	return nil
 }
 
-// SetPdeathsig asks the kernel to send sig to the caller when the thread
-// that created it exits.
-func SetPdeathsig(sig syscall.Signal) error {
-	return unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(sig), 0, 0, 0)
-}
-
 // NoFileLimit returns the soft and hard RLIMIT_NOFILE.
 func NoFileLimit() (soft, hard uint64, err error) {
 	var r unix.Rlimit

@@ -134,9 +134,6 @@ func SocketPair() (a, b int, err error) {
 // Close closes fd, ignoring errors (for cleanup paths).
 func Close(fd int) { _ = unix.Close(fd) }
 
-// SchedYield calls sched_yield(2).
-func SchedYield() { unix.RawSyscallNoError(unix.SYS_SCHED_YIELD, 0, 0, 0) }
-
 // ErrNoThreadPidfd says this kernel cannot open a pidfd for a thread
 // (PIDFD_THREAD came in Linux 6.9).
 var ErrNoThreadPidfd = errors.New("no pidfd for threads (PIDFD_THREAD needs Linux 6.9)")

@@ -1,6 +1,7 @@
 package sys
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"os/exec"
 	"strings"
@@ -45,11 +46,11 @@ func TestSpawnerAffinity(t *testing.T) {
 
 func TestSpawnerFIFO(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("SCHED_FIFO needs root: skipped")
+		testenv.Skip(t, "SCHED_FIFO needs root: skipped")
 	}
 	cmd := exec.Command("chrt", "-p", "0")
 	if _, err := exec.LookPath("chrt"); err != nil {
-		t.Skip("chrt (util-linux) not installed: skipped")
+		testenv.Skip(t, "chrt (util-linux) not installed: skipped")
 	}
 	// chrt -p 0 prints the policy of the calling process (pid 0 = self).
 	var out strings.Builder

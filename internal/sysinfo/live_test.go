@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // thisVM is the kernel of the development VM, whose preemption facts were
@@ -49,7 +51,7 @@ func TestLiveFingerprint(t *testing.T) {
 
 	release, err := os.ReadFile("/proc/sys/kernel/osrelease")
 	if err != nil {
-		t.Skipf("no procfs: %v", err)
+		testenv.Skipf(t, "no procfs: %v", err)
 	}
 	if fp.Kernel.Release.Value != strings.TrimSpace(string(release)) {
 		t.Errorf("release %#v, want %q", fp.Kernel.Release, release)
@@ -90,11 +92,11 @@ func TestLiveFingerprint(t *testing.T) {
 // integrity, the refusal is EPERM.
 func TestLiveDebugfs(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("mounting debugfs needs root")
+		testenv.Skip(t, "mounting debugfs needs root")
 	}
 	unshare, err := exec.LookPath("unshare")
 	if err != nil {
-		t.Skip("no unshare(1) to make a mount namespace")
+		testenv.Skip(t, "no unshare(1) to make a mount namespace")
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -107,7 +109,7 @@ func TestLiveDebugfs(t *testing.T) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Skipf("cannot mount debugfs in a new mount namespace: %v: %s", err, stderr.String())
+		testenv.Skipf(t, "cannot mount debugfs in a new mount namespace: %v: %s", err, stderr.String())
 	}
 	var fp Fingerprint
 	if err := json.Unmarshal(out, &fp); err != nil {
@@ -164,7 +166,7 @@ func TestToolVersionFailures(t *testing.T) {
 		t.Errorf("missing tool: %q, want %q", v, NotInstalled)
 	}
 	if _, err := exec.LookPath("sleep"); err != nil {
-		t.Skip("no sleep(1)")
+		testenv.Skip(t, "no sleep(1)")
 	}
 	v := toolVersion("sleep", []string{"30"}, 50*time.Millisecond)
 	if !strings.HasPrefix(v, "unknown: sleep 30: timed out after 50ms") {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // collectEnv names the variable that turns the test binary into a helper
@@ -35,7 +37,7 @@ func shared(t *testing.T, parts ...string) string {
 	t.Helper()
 	p := filepath.Join(append([]string{sharedFixtures}, parts...)...)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared fixture not present: %v", err)
+		testenv.Skipf(t, "shared fixture not present: %v", err)
 	}
 	return p
 }

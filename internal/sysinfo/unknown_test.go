@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // copyTree copies the fixture tree src to dst.
@@ -199,7 +201,7 @@ func collectAsNobody(t *testing.T, dir, root string) *Fingerprint {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Skipf("cannot run the test binary as nobody: %v: %s", err, stderr.String())
+		testenv.Skipf(t, "cannot run the test binary as nobody: %v: %s", err, stderr.String())
 	}
 	var fp Fingerprint
 	if err := json.Unmarshal(out, &fp); err != nil {

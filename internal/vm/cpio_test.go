@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func TestCPIORoundTrip(t *testing.T) {
@@ -96,7 +98,7 @@ func TestCPIORoundTrip(t *testing.T) {
 func TestCPIOWithCpioTool(t *testing.T) {
 	tool, err := exec.LookPath("cpio")
 	if err != nil {
-		t.Skip("cpio not installed (apt-get install cpio): only the built-in reader checks the format")
+		testenv.Skip(t, "cpio not installed (apt-get install cpio): only the built-in reader checks the format")
 	}
 	var b bytes.Buffer
 	c := newCPIOWriter(&b)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // TestVMEndToEnd boots the test kernel with preempt=none and preempt=full,
@@ -166,7 +167,7 @@ func TestVMModules(t *testing.T) {
 	kernel := testKernel(t)
 	pkg := filepath.Dir(filepath.Dir(kernel))
 	if !fileExists(filepath.Join(pkg, "lib", "modules")) {
-		t.Skipf("no lib/modules beside %s", kernel)
+		testenv.Skipf(t, "no lib/modules beside %s", kernel)
 	}
 	link := kernelLink(t, kernel)
 	job, err := ParseJob([]string{"run", "bridge:cycles=1,vlan_filtering=false", "-r", "1", "--warmup", "0"})

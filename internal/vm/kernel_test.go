@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // fakeBzImage returns the first bytes of an x86 boot image whose header
@@ -88,7 +90,7 @@ func TestCheckStatic(t *testing.T) {
 	}
 	dyn, err := exec.LookPath("true")
 	if err != nil {
-		t.Skip("no true(1)")
+		testenv.Skip(t, "no true(1)")
 	}
 	if err := checkStatic(dyn); err == nil || !strings.Contains(err.Error(), "CGO_ENABLED=0") {
 		t.Errorf("dynamic %s: %v", dyn, err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // buildDir holds the static kdelta the tests boot as /init; it is built
@@ -61,7 +63,7 @@ func staticKdelta(t *testing.T) string {
 func testKernel(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("qemu-system-x86_64"); err != nil {
-		t.Skip("qemu-system-x86_64 not installed (scripts/vm-kernel.sh installs it)")
+		testenv.Skip(t, "qemu-system-x86_64 not installed (scripts/vm-kernel.sh installs it)")
 	}
 	if k := os.Getenv("KDELTA_TEST_KERNEL"); k != "" {
 		return k
@@ -73,7 +75,7 @@ func testKernel(t *testing.T) string {
 	}
 	found, _ := filepath.Glob(filepath.Join(cache, "kdelta", "kernels", "*", "boot", "vmlinuz-*"))
 	if len(found) == 0 {
-		t.Skip("no test kernel: set KDELTA_TEST_KERNEL or run scripts/vm-kernel.sh")
+		testenv.Skip(t, "no test kernel: set KDELTA_TEST_KERNEL or run scripts/vm-kernel.sh")
 	}
 	sort.Strings(found)
 	return found[len(found)-1]

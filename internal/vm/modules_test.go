@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +80,7 @@ func TestResolveModules(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(tree, filepath.Join("lib", "modules", rel)) {
-		t.Skipf("no lib/modules/%s in %s", rel, pkg)
+		testenv.Skipf(t, "no lib/modules/%s in %s", rel, pkg)
 	}
 	mods, err := resolveModules(tree, []string{"bridge", "veth", "no_such_module"})
 	if err != nil {

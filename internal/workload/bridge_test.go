@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os/exec"
 	"reflect"
 	"sort"
@@ -103,10 +104,10 @@ func netnsList(t *testing.T) string {
 func TestBridgeRun(t *testing.T) {
 	w, _ := Lookup("bridge")
 	if reason := w.(Prechecker).Precheck(Values{}); reason != "" {
-		t.Skip(reason)
+		testenv.Skip(t, reason)
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("needs ip(8) to inspect the host's links: ", err)
+		testenv.Skip(t, "needs ip(8) to inspect the host's links: ", err)
 	}
 	// Whether this kernel can turn VLAN filtering on decides what the
 	// default run must do.
@@ -130,11 +131,11 @@ func TestBridgeRun(t *testing.T) {
 						t.Errorf("skip reason %q does not say how to run without VLAN filtering", reason)
 					}
 					if known {
-						t.Skipf("%s (%s: CONFIG_BRIDGE_VLAN_FILTERING=%q)", reason, src, vlan)
+						testenv.Skipf(t, "%s (%s: CONFIG_BRIDGE_VLAN_FILTERING=%q)", reason, src, vlan)
 					}
-					t.Skipf("%s (the kernel config does not set CONFIG_BRIDGE_VLAN_FILTERING, or is not readable)", reason)
+					testenv.Skipf(t, "%s (the kernel config does not set CONFIG_BRIDGE_VLAN_FILTERING, or is not readable)", reason)
 				}
-				t.Skip(reason)
+				testenv.Skip(t, reason)
 			}
 			if err != nil {
 				t.Fatal(err)

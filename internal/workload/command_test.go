@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"os/exec"
 	"reflect"
 	"strconv"
@@ -45,7 +46,7 @@ func TestSplitArgs(t *testing.T) {
 func TestSplitArgsLikeSh(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Skip("no sh: ", err)
+		testenv.Skip(t, "no sh: ", err)
 	}
 	for _, line := range []string{
 		`a b  c`,
@@ -173,7 +174,7 @@ func runCommand(t *testing.T, spec string) (*Task, error) {
 func needTool(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath(name); err != nil {
-		t.Skipf("needs %s: %v", name, err)
+		testenv.Skipf(t, "needs %s: %v", name, err)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // runRCU runs the rcu workload in this process with given, as the child
@@ -28,7 +29,7 @@ func runRCU(t *testing.T, given map[string]string) *Task {
 		t.Fatal(err)
 	}
 	if reason := w.(Prechecker).Precheck(vals); reason != "" {
-		t.Skipf("rcu cannot run here: %s", reason)
+		testenv.Skipf(t, "rcu cannot run here: %s", reason)
 	}
 	// The runner calls Run on a locked thread; the test goroutine's
 	// thread goes away with it.
@@ -36,7 +37,7 @@ func runRCU(t *testing.T, given map[string]string) *Task {
 	task := NewTask(vals, nil)
 	if err := w.Run(task); err != nil {
 		if reason, ok := SkipReason(err); ok {
-			t.Skipf("rcu skipped: %s", reason)
+			testenv.Skipf(t, "rcu skipped: %s", reason)
 		}
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestConfigValue(t *testing.T) {
 		"kernel-ppc64le-fedora.config.7.1.7-200.f44")
 	f, err := os.Open(p)
 	if err != nil {
-		t.Skipf("fixture not available: %v", err)
+		testenv.Skipf(t, "fixture not available: %v", err)
 	}
 	defer f.Close()
 	if v, ok := configValue(f, "CONFIG_HZ"); !ok || v != "100" {
@@ -176,7 +177,7 @@ func TestRCURun(t *testing.T) {
 				// shortest of about 1000 calls, idle or loaded, was
 				// 4.08 ms.)
 				if e := r.Info["rcu_expedited"]; e != "0" && e != "not available" {
-					t.Skipf("rcu_expedited=%s: expedited grace periods need not wait a jiffy", e)
+					testenv.Skipf(t, "rcu_expedited=%s: expedited grace periods need not wait a jiffy", e)
 				}
 				for i, v := range l.Raw {
 					if v < floor {
@@ -269,7 +270,7 @@ func TestOnlineCPUsFixtures(t *testing.T) {
 	} {
 		cpus, err := onlineCPUs(filepath.Join(fx, tc.dir))
 		if os.IsNotExist(err) {
-			t.Skipf("fixtures not available: %v", err)
+			testenv.Skipf(t, "fixtures not available: %v", err)
 		}
 		if err != nil {
 			t.Errorf("%s: %v", tc.dir, err)
@@ -287,17 +288,17 @@ func TestOnlineCPUsFixtures(t *testing.T) {
 func TestRCUExpedited(t *testing.T) {
 	const knob = "/sys/kernel/rcu_expedited"
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to write " + knob)
+		testenv.Skip(t, "needs root to write "+knob)
 	}
 	orig, err := os.ReadFile(knob)
 	if err != nil {
-		t.Skipf("cannot read %s: %v", knob, err)
+		testenv.Skipf(t, "cannot read %s: %v", knob, err)
 	}
 	if online, err := onlineCPUs("/"); err != nil || len(online) < 2 {
-		t.Skip("needs two online CPUs: with one, membarrier waits for no grace period")
+		testenv.Skip(t, "needs two online CPUs: with one, membarrier waits for no grace period")
 	}
 	if b, err := os.ReadFile("/sys/kernel/rcu_normal"); err == nil && strings.TrimSpace(string(b)) != "0" {
-		t.Skip("rcu_normal is set: it overrides rcu_expedited")
+		testenv.Skip(t, "rcu_normal is set: it overrides rcu_expedited")
 	}
 	// Restore the machine's setting whatever happens below.
 	t.Cleanup(func() {
@@ -308,7 +309,7 @@ func TestRCUExpedited(t *testing.T) {
 	median := map[string]float64{}
 	for _, v := range []string{"0", "1"} {
 		if err := os.WriteFile(knob, []byte(v), 0o644); err != nil {
-			t.Skipf("cannot write %s: %v", knob, err)
+			testenv.Skipf(t, "cannot write %s: %v", knob, err)
 		}
 		task := runRCU(t, map[string]string{"calls": "20"})
 		if got := task.Report.Info["rcu_expedited"]; got != v {

@@ -1,6 +1,7 @@
 package workload_test
 
 import (
+	"github.com/kdelta/kdelta/internal/testenv"
 	"math"
 	"runtime"
 	"testing"
@@ -27,7 +28,7 @@ func runInProcess(t *testing.T, spec string) workload.Report {
 	}()
 	if err := <-done; err != nil {
 		if reason, ok := workload.SkipReason(err); ok {
-			t.Skipf("%s skipped: %s", spec, reason)
+			testenv.Skipf(t, "%s skipped: %s", spec, reason)
 		}
 		t.Fatalf("%s: %v", spec, err)
 	}
