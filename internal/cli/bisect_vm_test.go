@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // vmKernel returns the kernel the qemu tests boot, or skips saying why.

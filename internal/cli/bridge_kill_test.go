@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func command(t *testing.T, name string, args ...string) string {

@@ -1,7 +1,6 @@
 package counter
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // fixture is a file of the shared real-data fixtures, read in place.

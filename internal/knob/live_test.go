@@ -1,10 +1,11 @@
 package knob
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // wakePath is a real knob this test machine has (Linux 6.18 rcutree): it

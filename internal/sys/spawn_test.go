@@ -1,11 +1,12 @@
 package sys
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // TestSpawnerAffinity checks that a child started with CPUs set is

@@ -1,11 +1,12 @@
 package vm
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func TestModuleName(t *testing.T) {

@@ -1,12 +1,13 @@
 package workload
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func TestParseCapEff(t *testing.T) {

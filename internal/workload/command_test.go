@@ -1,13 +1,14 @@
 package workload
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os/exec"
 	"reflect"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 func TestSplitArgs(t *testing.T) {

@@ -1,11 +1,11 @@
 package workload_test
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"math"
 	"runtime"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/testenv"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
