@@ -9,10 +9,36 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step prints its name; when the next one starts (or the script ends),
+# the time the last one took, and at the end a table of every step's time.
+step_name=
+step_start=
+step_times=()
+script_start=$(date +%s)
+step_end() {
+	[ -n "$step_name" ] || return 0
+	local took=$(($(date +%s) - step_start))
+	printf -- '-- %s: %d s\n' "$step_name" "$took"
+	step_times+=("$(printf '%5d s  %s' "$took" "$step_name")")
+	step_name=
+}
+step() {
+	step_end
+	step_name="$*"
+	step_start=$(date +%s)
+	printf '\n== %s\n' "$*"
+}
+summary() {
+	local rc=$?
+	step_end
+	printf '\n== step times (exit %d)\n' "$rc"
+	printf '%s\n' "${step_times[@]}"
+	printf '%5d s  in all\n' "$(($(date +%s) - script_start))"
+}
+trap summary EXIT
 
 step "install test dependencies"
-pkgs=(linux-perf stress-ng rt-tests qemu-user qemu-system-x86 cpio iproute2 util-linux procps)
+pkgs=(linux-perf stress-ng rt-tests qemu-user qemu-system-x86 cpio iproute2 util-linux procps git)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,18 +48,32 @@ if ((${#missing[@]})); then
 		echo "missing packages ${missing[*]}: run as root so they can be installed" >&2
 		exit 2
 	fi
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+	# A mirror can be mid-sync for a minute: try a few times.
+	for try in 1 2 3 4; do
+		if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; then
+			break
+		fi
+		[ "$try" -lt 4 ] || exit 1
+		echo "apt-get failed (try $try); again in 20 s" >&2
+		sleep 20
+	done
 fi
 go mod download
-# benchstat, to check that kdelta's benchfmt output reads back.
+# benchstat, to check that kdelta's benchfmt output reads back; staticcheck
+# and deadcode for the checks below. Pinned, so a new release cannot turn CI
+# red on its own.
 GOBIN="$(go env GOPATH)/bin" go install golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+GOBIN="$(go env GOPATH)/bin" go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+GOBIN="$(go env GOPATH)/bin" go install golang.org/x/tools/cmd/deadcode@v0.52.0
 export PATH="$(go env GOPATH)/bin:$PATH"
+# Every test that lacks something fails instead of skipping (internal/testenv):
+# this script installs what the tests need, so a skip would hide a test.
+export CI=${CI:-true}
 
 step "PostgreSQL on loopback for the store tests"
 # A throwaway cluster in a temporary directory; stopped when the tests end.
 eval "$(./scripts/postgres.sh)"
-trap './scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
+trap 'summary; ./scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
 echo "store tests use $KDELTA_TEST_POSTGRES"
 
 step "a Debian cloud kernel for the qemu tests"
@@ -41,13 +81,26 @@ KDELTA_TEST_KERNEL=$(./scripts/vm-kernel.sh)
 export KDELTA_TEST_KERNEL
 echo "vm tests boot $KDELTA_TEST_KERNEL"
 
-step "format and vet"
+step "format, vet, staticcheck, deadcode, go mod tidy"
 unformatted=$(gofmt -l cmd internal bench)
 if [ -n "$unformatted" ]; then
 	echo "gofmt would change: $unformatted" >&2
 	exit 1
 fi
 go vet ./...
+staticcheck ./...
+# Code that nothing calls, not even a test, is code nobody checks.
+dead=$(deadcode -test ./...)
+if [ -n "$dead" ]; then
+	echo "deadcode -test reports unreachable functions:" >&2
+	echo "$dead" >&2
+	exit 1
+fi
+if ! tidy=$(go mod tidy -diff); then
+	echo "go mod tidy would change go.mod or go.sum:" >&2
+	echo "$tidy" >&2
+	exit 1
+fi
 # Only internal/sys may import golang.org/x/sys/unix.
 if grep -rln '"golang.org/x/sys/unix"' --include='*.go' cmd internal bench | grep -v '^internal/sys/'; then
 	echo "golang.org/x/sys/unix imported outside internal/sys" >&2
@@ -64,7 +117,11 @@ step "tests"
 go test -count=1 -p 1 -timeout 25m ./...   # one package at a time: several tests write kernel knobs (rcu_expedited, rcutree) or time latencies that another package would disturb
 
 step "race detector on the packages with concurrency"
-go test -count=1 -race -timeout 10m ./internal/runner ./internal/sys
+# Every package that starts a goroutine outside its tests.
+race_pkgs=$(grep -rlE --include='*.go' --exclude='*_test.go' '^[[:space:]]*go (func|[A-Za-z_.]+\()' cmd internal |
+	xargs -n1 dirname | sort -u | sed 's|^|./|')
+echo "race:" $race_pkgs
+go test -count=1 -p 1 -race -timeout 15m $race_pkgs
 
 step "portable tests on ppc64le under qemu-user"
 # The packages whose tests need no live kernel feature: parsers, statistics,
