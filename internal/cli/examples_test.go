@@ -1,14 +1,17 @@
 package cli_test
 
 import (
-	"github.com/kdelta/kdelta/internal/testenv"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/knob"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // exampleOverrides make each shipped job small enough for a test: one or
@@ -25,8 +28,10 @@ var exampleOverrides = map[string][]string{
 	"002-rcu-smt.toml":                {"-r", "2", "--warmup", "0", "--matrix", "calls=3"},
 }
 
-// TestExamples is acceptance test 5: every shipped job parses; those this
-// machine can run, run (small); the others are skipped with the reason.
+// TestExamples is acceptance test 5: every shipped job parses and runs
+// (small). A job of kernel variants boots the test kernel with kdelta vm
+// -f; a job whose knob this machine lacks (SELinux on Debian) must be
+// refused as the user would see it: exit 2 and one line naming the knob.
 func TestExamples(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("..", "..", "examples", "*.toml"))
 	if err != nil || len(files) == 0 {
@@ -45,22 +50,30 @@ func TestExamples(t *testing.T) {
 			}
 			for _, v := range j.Variants {
 				if v.Booted() {
-					testenv.Skipf(t, "%s boots kernels (%s: %s %s): it is a kdelta vm -f job, which needs qemu and the kernel images", name, v.Name, v.Kernel, v.Append)
+					runVMExample(t, f)
+					return
 				}
 			}
 			if os.Geteuid() != 0 && (j.FIFO != 0 || len(j.Variants) > 0 || len(j.Set) > 0) {
 				testenv.Skip(t, "needs root (SCHED_FIFO or kernel knobs)")
 			}
+			ownJournal(t)
 			// A knob this machine lacks (SELinux, SMT control, the debugfs
-			// preemption file) is why the job cannot run here.
+			// preemption file): the job must be refused with its reason.
 			if groups := job.KnobGroups(job.Cells(j.Set, j.Variants, j.Matrix)); anyKnob(groups) {
 				s, err := knob.Open(groups, knob.Options{JournalDir: t.TempDir()})
 				if err != nil {
-					testenv.Skipf(t, "%s cannot run here: %v", name, err)
+					args := []string{"ab", "-f", f, "--no-store"}
+					code, stdout, stderr := kd(t, args...)
+					lines := strings.Split(strings.TrimSpace(stderr), "\n")
+					if code != 2 || len(lines) != 1 || !strings.HasPrefix(lines[0], "kdelta: ") {
+						t.Fatalf("%s cannot run here (%v): kdelta %s: exit %d, want 2 with one line:\n%s%s", name, err, strings.Join(args, " "), code, stdout, stderr)
+					}
+					t.Logf("refused as it should be here: %s", lines[0])
+					return
 				}
 				s.Restore()
 			}
-			ownJournal(t)
 			cmd := "run"
 			if len(j.Variants) >= 2 {
 				cmd = "ab"
@@ -95,4 +108,60 @@ func anyKnob(groups [][]knob.Setting) bool {
 		}
 	}
 	return false
+}
+
+// runVMExample runs a shipped kdelta vm -f job on the test kernel, made
+// small: one run of one boot per variant, the workload's loops cut down.
+// Every other key of the job (variants, appends, events, labels, the [vm]
+// table) is the shipped one.
+func runVMExample(t *testing.T, path string) {
+	t.Helper()
+	kernel := vmKernel(t)
+	bin := kdeltaBinary(t)
+	text, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := string(text)
+	for _, r := range []struct{ re, to string }{
+		{`(?m)^repeat = \d+`, "repeat = 1"},
+		{`(?m)^warmup = \d+`, "warmup = 0"},
+		{`(?m)^boots = \d+`, "boots = 1"},
+		{`groups = \d+`, "groups = 1"},
+		{`loops = \d+`, "loops = 5"},
+	} {
+		re := regexp.MustCompile(r.re)
+		if !re.MatchString(small) {
+			t.Fatalf("%s: no %s to make small", path, r.re)
+		}
+		small = re.ReplaceAllString(small, r.to)
+	}
+	dir := t.TempDir()
+	jobPath := filepath.Join(dir, filepath.Base(path))
+	if err := os.WriteFile(jobPath, []byte(small), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	cmd := exec.Command(bin, "vm", "-f", jobPath, "--kernel", kernel, "--no-store", "-o", out)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kdelta vm -f %s: %v\n%s", jobPath, err, b)
+	}
+	j, err := job.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	if len(files) != len(j.Variants) {
+		t.Fatalf("%d result sets for %d variants: %v\n%s", len(files), len(j.Variants), files, b)
+	}
+	for _, f := range files {
+		s, err := result.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(s.Benchmarks[0].Measured()); n != 1 {
+			t.Errorf("%s: %d measured runs, want 1", f, n)
+		}
+	}
 }
