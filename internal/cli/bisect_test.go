@@ -363,7 +363,10 @@ func TestRunUntilConclusive(t *testing.T) {
 			// must still agree with the evidence it prints.
 			stop := regexp.MustCompile(head + fmt.Sprintf(`stopped after %d runs: (improved|regressed)`, n) + tail)
 			if tt.baseline == base && stop.MatchString(stdout) {
-				testenv.Skipf(t, "baseline and run differ beyond the 1%% band (the machine changed between them?); the A/A outcome cannot be checked here:\n%s", stdout)
+				// The stop agrees with the evidence it printed, which is
+				// what this case checks when the machine moved.
+				t.Logf("baseline and run differ beyond the 1%% band (the machine changed between them); the stop agrees with its evidence:\n%s", stdout)
+				return
 			}
 			t.Fatalf("stdout does not match %s:\n%s", re, stdout)
 		})
