@@ -8,13 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kdelta/kdelta/internal/sys"
 )
 
-// KVM can be present and still never start a kernel (nested virtualization
-// on some clouds: the guest resets in its firmware). Finding that out
-// costs a boot deadline, so auto remembers a failed probe for as long as
-// the host stays up with the same qemu: the record is keyed by the host's
-// boot_id and qemu's path, size and modification time.
+// KVM can create VMs and still never start a kernel: under nested
+// virtualization on some clouds qemu aborts as it sets up the vCPU
+// ("failed to set MSR 0x10a"), or the guest hangs before its first line.
+// An abort costs only qemu's start, but a hang costs a boot deadline, so
+// auto remembers a KVM that failed to start a kernel (either way) for as
+// long as the host stays up with the same qemu: the record is keyed by the
+// host's boot_id and qemu's path, size and modification time.
 type kvmProbe struct {
 	BootID string    `json:"boot_id"`
 	Qemu   string    `json:"qemu"`
@@ -87,23 +91,21 @@ func rememberKVM(file, qemu string, booted bool) {
 }
 
 // initialAccel decides the first boot's accelerator. tcg is taken as
-// asked; kvm needs /dev/kvm; auto tries KVM when /dev/kvm can be opened
-// and KVM has not failed on this host since it booted.
+// asked; kvm needs a KVM that creates a VM (sys.KVMCreateVM, a few
+// milliseconds); auto tries KVM when it creates a VM and has not failed to
+// start a kernel on this host since it booted.
 func initialAccel(accel, qemu, probe string, log io.Writer) (string, error) {
 	if accel == "tcg" {
 		return "tcg", nil
 	}
-	f, err := os.OpenFile("/dev/kvm", os.O_RDWR, 0)
-	if err == nil {
-		f.Close()
-	}
+	err := sys.KVMCreateVM()
 	switch {
 	case accel == "kvm" && err != nil:
 		return "", fmt.Errorf("--accel kvm: %w", err)
 	case accel == "kvm":
 		return "kvm", nil
 	case err != nil:
-		fmt.Fprintf(log, "kdelta: vm: no usable /dev/kvm (%v); using TCG (emulated: timings do not measure the hardware)\n", err)
+		fmt.Fprintf(log, "kdelta: vm: no usable KVM (%v); using TCG (emulated: timings do not measure the hardware)\n", err)
 		return "tcg", nil
 	case kvmFailedBefore(probe, qemu):
 		fmt.Fprintf(log, "kdelta: vm: KVM did not start a kernel on this host since it booted (remembered in %s; --accel kvm tries again); using TCG (emulated: timings do not measure the hardware)\n", probe)

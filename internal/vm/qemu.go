@@ -54,10 +54,45 @@ type boot struct {
 	// deadline, when not zero, is how long the kernel has to print its
 	// first line: the KVM probe.
 	deadline time.Duration
+
+	// What the last run saw: ran, whether qemu started at all; started,
+	// whether the kernel printed its first line (or /init its first);
+	// stderr, what qemu wrote there; exit, qemu's exit status when it
+	// ended by itself. They tell a KVM that cannot start a kernel from a
+	// kernel that fails.
+	ran     bool
+	started bool
+	stderr  string
+	exit    error
 }
 
 // errNotBooted says a kernel printed nothing within the boot deadline.
 var errNotBooted = errors.New("the kernel did not start")
+
+// kvmFailure says, after a KVM boot that failed with err before the
+// kernel's first line, how it failed, in qemu's words where it left some:
+// " within 5s (qemu's line)" when the deadline passed, ": qemu's line
+// (qemu: signal: aborted)" when qemu ended by itself.
+func (b *boot) kvmFailure(err error) string {
+	said := qemuError(b.stderr)
+	if said == "" {
+		said = lastLine(b.stderr)
+	}
+	if errors.Is(err, errNotBooted) {
+		s := fmt.Sprintf(" within %s", b.deadline)
+		if said != "" {
+			s += " (" + said + ")"
+		}
+		return s
+	}
+	if said == "" {
+		said = "qemu ended before the kernel's first line"
+	}
+	if b.exit != nil {
+		said += fmt.Sprintf(" (qemu: %v)", b.exit)
+	}
+	return ": " + said
+}
 
 // A bootError is a failed boot with the console's last lines.
 type bootError struct {
@@ -108,6 +143,7 @@ func (b *boot) args(chanPath string) []string {
 // a process group of its own with PR_SET_PDEATHSIG, and the group is
 // killed whatever happens, so no qemu outlives the call or kdelta.
 func (b *boot) run(ctx context.Context, dir string) (*result.Set, error) {
+	b.ran, b.started, b.stderr, b.exit = false, false, "", nil
 	chanPath := filepath.Join(dir, "channel")
 	os.Remove(chanPath)
 	cmd := exec.Command(b.qemu, b.args(chanPath)...)
@@ -122,6 +158,7 @@ func (b *boot) run(ctx context.Context, dir string) (*result.Set, error) {
 	if err := sys.DefaultSpawner().Start(cmd, sys.SpawnOptions{NewGroup: true, Pdeathsig: syscall.SIGKILL}); err != nil {
 		return nil, fmt.Errorf("start %s: %w", b.qemu, err)
 	}
+	b.ran = true
 	pgid := cmd.Process.Pid
 	defer sys.KillGroup(pgid)
 	readDone := make(chan struct{})
@@ -173,6 +210,17 @@ wait:
 			failure = ctx.Err()
 			sys.KillGroup(pgid)
 		}
+	}
+	// The console was read to its end before qemu's exit was reported,
+	// so whether the kernel started is known, and so is qemu's stderr.
+	select {
+	case <-con.booted:
+		b.started = true
+	default:
+	}
+	b.stderr = stderr.String()
+	if failure == nil {
+		b.exit = waitErr
 	}
 	if failure != nil {
 		if be, ok := failure.(*bootError); ok {
@@ -244,6 +292,12 @@ func qemuError(stderr string) string {
 		return l
 	}
 	return ""
+}
+
+// lastLine returns the last line of s that is not blank.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func firstLine(s string) string {

@@ -41,8 +41,12 @@ type Options struct {
 	Boots int
 	CPUs  int
 	Mem   string // qemu's -m: "1G", "512M"
-	// Accel is kvm, tcg or auto: KVM when it boots the kernel within
-	// BootDeadline, else TCG.
+	// Accel is kvm, tcg or auto. auto takes KVM when it can create a VM
+	// and has not failed to start a kernel on this host since it booted;
+	// a KVM boot that fails before the kernel's first console line (qemu
+	// aborts or exits, or the console stays silent for BootDeadline) is
+	// booted again under TCG, which the later boots keep, said once on
+	// Log with qemu's own line, and remembered for later sessions.
 	Accel string
 	// Modules is a directory of the kernels' modules (a lib/modules/RELEASE
 	// tree, or a directory holding lib/modules/RELEASE); "" for none.
@@ -50,8 +54,9 @@ type Options struct {
 	Job     *Job
 	// Timeout bounds each boot, from qemu's start to the guest's power-off.
 	Timeout time.Duration
-	// BootDeadline is how long KVM has to start the kernel before auto
-	// falls back to TCG; 0 means 5 s.
+	// BootDeadline is how long KVM has to start the kernel (its first
+	// console line) before auto falls back to TCG; 0 means 5 s. Once KVM
+	// has started a kernel, later boots have no deadline.
 	BootDeadline time.Duration
 	// Binary is the static kdelta that becomes the guest's /init; "" means
 	// this executable.
@@ -157,35 +162,46 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 	sets := make([]*result.Set, len(vars))
 	total := opt.Boots * len(vars)
 	n := 0
+	// kvmStarted is set once KVM has started a kernel in this session:
+	// later boots need no deadline, and a later failure is no reason to
+	// remember KVM as broken.
+	kvmStarted := false
 	for bi := 0; bi < opt.Boots; bi++ {
 		for vi, v := range vars {
 			n++
 			b := &boot{qemu: qpath, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
 				accel: accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
-			if accel == "kvm" {
+			if accel == "kvm" && !kvmStarted {
 				b.deadline = deadline
 			}
 			start := time.Now()
 			set, err := b.run(ctx, dir)
-			if b.accel == "kvm" && b.deadline > 0 {
-				// Once KVM has started a kernel, later boots need no
-				// deadline.
-				if !errors.Is(err, errNotBooted) {
-					deadline = 0
-				}
-				if err == nil || errors.Is(err, errNotBooted) {
-					rememberKVM(probe, qpath, err == nil)
-				}
+			if b.accel == "kvm" && b.started && !kvmStarted {
+				kvmStarted = true
+				rememberKVM(probe, qpath, true)
 			}
-			if errors.Is(err, errNotBooted) && opt.Accel == "auto" {
-				fmt.Fprintf(log, "kdelta: vm: KVM did not start the kernel within %s; falling back to TCG (emulated: timings do not measure the hardware)\n", deadline)
-				accel = "tcg"
-				b.accel, b.deadline = "tcg", 0
-				start = time.Now()
-				set, err = b.run(ctx, dir)
-			}
-			if errors.Is(err, errNotBooted) {
-				err = fmt.Errorf("KVM did not start the kernel within %s (use --accel tcg or auto)", b.deadline)
+			// A KVM boot that failed before the kernel's first line,
+			// whether qemu aborted, exited or stayed silent until the
+			// deadline: KVM's failure, unless TCG fails the same way.
+			if b.accel == "kvm" && !b.started && b.ran && err != nil && ctx.Err() == nil {
+				why := b.kvmFailure(err)
+				if opt.Accel != "auto" {
+					if !kvmStarted {
+						rememberKVM(probe, qpath, false)
+					}
+					err = fmt.Errorf("KVM did not start the kernel%s (use --accel tcg or auto)", why)
+				} else {
+					fmt.Fprintf(log, "kdelta: vm: KVM did not start the kernel%s; falling back to TCG for this boot and the rest (emulated: timings do not measure the hardware)\n", why)
+					accel = "tcg"
+					b.accel, b.deadline = "tcg", 0
+					start = time.Now()
+					set, err = b.run(ctx, dir)
+					if b.started && !kvmStarted {
+						// TCG started the kernel KVM did not: later
+						// sessions go to TCG at once.
+						rememberKVM(probe, qpath, false)
+					}
+				}
 			}
 			what := fmt.Sprintf("vm: boot %d/%d: %s %s %s", n, total, v.name, v.kernel.Release, quoteCmdline(v.Append))
 			if err != nil {
