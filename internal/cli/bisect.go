@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -678,8 +680,12 @@ func (u *untilFlags) report(w io.Writer) {
 }
 
 // bisectInVM measures specs in a kernel booted under qemu: one boot per
-// batch of runs, as long as until.More asks for more and the runs stay
-// under until.MaxRuns. The runs of every boot are gathered in one set.
+// batch of runs, as long as until.More asks for more. As in
+// runner.RunUntil, a benchmark stops when the guest skipped it or when its
+// attempted runs (warm-ups aside, failed and skipped ones counted) reach
+// until.MaxRuns, so a workload the guest cannot run ends the boots instead
+// of rebooting for ever: at most ceil(MaxRuns / Repeat) boots when the
+// batch is Repeat. The runs of every boot are gathered in one set.
 func bisectInVM(ctx context.Context, image, appendArgs string, specs []workload.Spec, opt *runner.Options, until runner.Until, log io.Writer) (*result.Set, error) {
 	names := make([]string, len(specs))
 	for i, sp := range specs {
@@ -700,6 +706,8 @@ func bisectInVM(ctx context.Context, image, appendArgs string, specs []workload.
 	if opt.CPUs != nil {
 		vopt.Job.CPUs = sys.FormatCPUList(opt.CPUs)
 	}
+	batch := max(until.Batch, 1)
+	maxRuns := max(until.MaxRuns, opt.Repeat)
 	var set *result.Set
 	for boot := 0; ; boot++ {
 		sets, err := vm.Run(ctx, vopt)
@@ -713,7 +721,7 @@ func bisectInVM(ctx context.Context, image, appendArgs string, specs []workload.
 		if set == nil {
 			set = got
 		} else {
-			mergeBoot(set, got)
+			mergeBoot(set, got, boot)
 		}
 		if opt.Record != nil {
 			if err := opt.Record(set); err != nil {
@@ -723,7 +731,13 @@ func bisectInVM(ctx context.Context, image, appendArgs string, specs []workload.
 		more := false
 		if until.More != nil {
 			for i, m := range until.More(set) {
-				if m && i < len(set.Benchmarks) && len(set.Benchmarks[i].Measured()) < until.MaxRuns {
+				if !m || i >= len(set.Benchmarks) {
+					continue
+				}
+				b := set.Benchmarks[i]
+				// A boot that brought no run of b would bring none again.
+				added := i < len(got.Benchmarks) && attemptedRuns(got.Benchmarks[i]) > 0
+				if b.Skipped == "" && added && attemptedRuns(b) < maxRuns {
 					more = true
 				}
 			}
@@ -732,28 +746,52 @@ func bisectInVM(ctx context.Context, image, appendArgs string, specs []workload.
 			return set, nil
 		}
 		// Later boots add a batch of measured runs, no warm-up beyond the
-		// guest's own.
-		if until.Batch > 0 {
-			vopt.Job.Repeat = until.Batch
+		// guest's own, under the accelerator the first boot settled on:
+		// a fall-back to TCG is said once, not once per boot.
+		vopt.Job.Repeat = batch
+		if a := got.Labels["accel"]; a == "tcg" || strings.HasSuffix(a, ",tcg") {
+			vopt.Accel = "tcg"
 		}
 	}
 }
 
-// mergeBoot appends the runs of a later boot to set, benchmark by
-// benchmark, numbering them after the runs already there.
-func mergeBoot(set, later *result.Set) {
+// attemptedRuns counts b's runs other than warm-ups, whatever their
+// status: what --max-runs bounds.
+func attemptedRuns(b *result.Benchmark) int {
+	n := 0
+	for _, r := range b.Runs {
+		if !r.Warmup {
+			n++
+		}
+	}
+	return n
+}
+
+// mergeBoot appends the runs of a later boot (the boot-th, from 0) to
+// set, benchmark by benchmark, numbering them after the runs already there
+// and recording the boot in each run's Info["boot"].
+func mergeBoot(set, later *result.Set, boot int) {
 	for i, b := range set.Benchmarks {
 		if i >= len(later.Benchmarks) {
 			break
 		}
-		next := len(b.Measured())
+		next := attemptedRuns(b)
 		for _, r := range later.Benchmarks[i].Runs {
 			if !r.Warmup {
 				r.Index = next
 				next++
 			}
+			if r.Info == nil {
+				r.Info = map[string]string{}
+			}
+			r.Info["boot"] = strconv.Itoa(boot)
 			b.Runs = append(b.Runs, r)
 		}
 	}
-	set.Warnings = append(set.Warnings, later.Warnings...)
+	// Every boot warns alike (TCG, one CPU): each said once.
+	for _, w := range later.Warnings {
+		if !slices.Contains(set.Warnings, w) {
+			set.Warnings = append(set.Warnings, w)
+		}
+	}
 }

@@ -1,6 +1,9 @@
 package cli_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,8 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/testenv"
+	"github.com/kdelta/kdelta/internal/workload"
 )
 
 // vmKernel returns the kernel the qemu tests boot, or skips saying why.
@@ -107,5 +113,122 @@ func TestBisectRunVM(t *testing.T) {
 	}
 	if want := revs[k-1] + " is the first bad commit"; !strings.Contains(string(out), want) {
 		t.Errorf("git bisect run did not name commit %d (%s):\n%s", k, revs[k-1], out)
+	}
+}
+
+// referenceSet writes, as path, a result set of the workload spec whose
+// first metric took the given values: a --good set for bisect-run, made
+// here because what these tests check does not depend on its values.
+func referenceSet(t *testing.T, path, spec string, values ...float64) {
+	t.Helper()
+	sp, err := workload.ParseSpec(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := workload.MetricsOf(sp)
+	b := &result.Benchmark{Workload: sp.Workload.Name(), Params: map[string]string(sp.Values), Metrics: ms}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i, v := range values {
+		b.Runs = append(b.Runs, &result.Run{Index: i, Start: start.Add(time.Duration(i) * time.Second),
+			Status: result.StatusOK, Values: map[string]float64{ms[0].Name: v}})
+	}
+	set := &result.Set{Schema: result.Schema, ID: "reference-" + sp.Workload.Name(), Created: start, Tool: "test",
+		Labels: map[string]string{"kernel": "reference"}, Benchmarks: []*result.Benchmark{b}, Complete: true}
+	if err := result.Save(path, set); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bisectVM runs kdelta bisect-run --vm on the test kernel with args, and
+// returns its exit status, output and the number of boots it made. A
+// bisect-run that boots for ever is stopped after five minutes.
+func bisectVM(t *testing.T, args ...string) (code int, stdout, stderr string, boots int) {
+	t.Helper()
+	kernel := vmKernel(t)
+	bin := kdeltaBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append([]string{"bisect-run", "--vm", kernel, "--no-store"}, args...)...)
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	start := time.Now()
+	err := cmd.Run()
+	boots = strings.Count(errOut.String(), "): result in ")
+	t.Logf("bisect-run --vm %s: %.1f s, %d boots, %v\n%s%s", strings.Join(args, " "), time.Since(start).Seconds(), boots, err, out.String(), errOut.String())
+	if ctx.Err() != nil {
+		t.Fatalf("bisect-run --vm still booting after 5 minutes (%d boots)", boots)
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), out.String(), errOut.String(), boots
+}
+
+// TestBisectRunVMSkipped: a workload the guest skips (bridge, which needs
+// modules the guest does not have without --modules) ends bisect-run with
+// 125 and the skip's reason after one boot, where it used to boot again
+// and again; in any case it may take no more than ceil(max-runs / -r)
+// boots.
+func TestBisectRunVMSkipped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const spec = "bridge:cycles=1"
+	good := filepath.Join(dir, "good.json")
+	referenceSet(t, good, spec, 100, 101, 99, 100, 102)
+	const repeat, maxRuns = 1, 3
+	code, stdout, _, boots := bisectVM(t, "--good", good, "--workload", spec,
+		"-r", strconv.Itoa(repeat), "--max-runs", strconv.Itoa(maxRuns), "--warmup", "0")
+	if code != 125 {
+		t.Errorf("exit %d, want 125", code)
+	}
+	if limit := (maxRuns + repeat - 1) / repeat; boots > limit {
+		t.Errorf("%d boots, more than ceil(%d / %d) = %d", boots, maxRuns, repeat, limit)
+	}
+	if boots != 1 {
+		t.Errorf("%d boots, want 1: the guest's skip says all there is to know", boots)
+	}
+	if !strings.Contains(stdout, "skipped: ") || !strings.Contains(stdout, "--modules") {
+		t.Errorf("the output does not give the guest's reason for the skip (naming --modules):\n%s", stdout)
+	}
+}
+
+// TestBisectRunVMSecondBoot: with --max-runs above -r, an undecided first
+// boot is followed by a second, whose runs join the first's, numbered on
+// and marked with their boot; one run against five can never be decided,
+// nor two against five (the smallest two-sided p is 2/21), so there are
+// exactly two boots and the answer is 125. A fall-back to TCG, if any, is
+// said once, not once per boot.
+func TestBisectRunVMSecondBoot(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const spec = "syscall:calls=20000"
+	good := filepath.Join(dir, "good.json")
+	referenceSet(t, good, spec, 1000, 1010, 990, 1000, 1020)
+	out := filepath.Join(dir, "step.json")
+	code, stdout, stderr, boots := bisectVM(t, "--good", good, "--workload", spec,
+		"-r", "1", "--max-runs", "2", "--warmup", "0", "-o", out)
+	if code != 125 {
+		t.Errorf("exit %d, want 125", code)
+	}
+	if boots != 2 {
+		t.Errorf("%d boots, want 2", boots)
+	}
+	if !strings.Contains(stdout, "cannot tell after --max-runs 2") {
+		t.Errorf("the output does not say --max-runs 2 was reached:\n%s", stdout)
+	}
+	if n := strings.Count(stderr, "TCG"); n > 1 {
+		t.Errorf("TCG named %d times on stderr, want at most once:\n%s", n, stderr)
+	}
+	s, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range s.Benchmarks[0].Runs {
+		got = append(got, fmt.Sprintf("%d:%s:boot %s", r.Index, r.Status, r.Info["boot"]))
+	}
+	if want := "0:ok:boot 0 1:ok:boot 1"; strings.Join(got, " ") != want {
+		t.Errorf("runs %q, want %q", strings.Join(got, " "), want)
 	}
 }
