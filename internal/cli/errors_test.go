@@ -24,6 +24,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "nosuch"}, `unknown workload "nosuch"`},
 		{[]string{"run", "syscall:bogus=1"}, `workload syscall: unknown parameter "bogus"`},
 		{[]string{"run", "syscall:calls=many"}, `parameter calls: bad value "many"`},
+		{[]string{"run", "syscall:calls=1,calls=2"}, `workload syscall: parameter calls given twice in "syscall:calls=1,calls=2"`},
 		{[]string{"run", "pipe:mode=fork"}, `parameter mode: bad value "fork" (one of process|thread)`},
 		{[]string{"run", "--cpus", "x", "syscall"}, `--cpus: bad CPU "x"`},
 		{[]string{"run", "--cpus", "4000", "syscall"}, `--cpus: CPU 4000 is not available here`},

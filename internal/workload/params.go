@@ -75,7 +75,8 @@ type Spec struct {
 
 // ParseSpec parses "name[:k=v,k=v]" against the registry. Values may be
 // quoted with single or double quotes to hold commas
-// (`command:cmd='stress-ng --kill 1',shell=false`).
+// (`command:cmd='stress-ng --kill 1',shell=false`). A parameter given twice
+// is an error, not the last one winning.
 func ParseSpec(s string) (Spec, error) {
 	name, rest, _ := strings.Cut(s, ":")
 	w, ok := Lookup(name)
@@ -91,6 +92,9 @@ func ParseSpec(s string) (Spec, error) {
 		k, v, ok := strings.Cut(p, "=")
 		if !ok {
 			return Spec{}, fmt.Errorf("workload %s: parameter %q is not key=value", name, p)
+		}
+		if _, dup := given[k]; dup {
+			return Spec{}, fmt.Errorf("workload %s: parameter %s given twice in %q", name, k, s)
 		}
 		given[k] = unquote(v)
 	}

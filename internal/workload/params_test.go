@@ -28,6 +28,9 @@ func TestParseSpec(t *testing.T) {
 		{in: "pipe:cpus='x,y'", wantErr: `cpus: bad value "x,y"`},
 		{in: "pipe:mode", wantErr: `parameter "mode" is not key=value`},
 		{in: "pipe:mode=thread,", wantErr: "empty parameter"},
+		// Issue 12: the last one used to win silently.
+		{in: "syscall:calls=1,calls=2", wantErr: `workload syscall: parameter calls given twice in "syscall:calls=1,calls=2"`},
+		{in: "command:cmd='a,b',shell=false,cmd=c", wantErr: `parameter cmd given twice in "command:cmd='a,b',shell=false,cmd=c"`},
 	}
 	for _, tt := range tests {
 		sp, err := workload.ParseSpec(tt.in)
