@@ -164,6 +164,16 @@ func (cfg Config) subset() map[string]string {
 	return m
 }
 
+// KernelConfig reads the running kernel's config as a fingerprint does
+// (/proc/config.gz, else /boot/config-RELEASE) and returns it with the
+// file it came from, or nil with why there is none.
+func (f FS) KernelConfig() (cfg Config, source, why string) {
+	c := &collector{fs: f, fp: &Fingerprint{}}
+	c.fp.Kernel.Release = f.fact("proc/sys/kernel/osrelease")
+	c.readConfig()
+	return c.config, c.fp.Config.Source, c.fp.Config.Unknown
+}
+
 // maxConfigBytes bounds a decompressed config; real ones are under 1 MB.
 const maxConfigBytes = 8 << 20
 

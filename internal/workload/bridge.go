@@ -8,12 +8,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vishvananda/netlink"
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
 // bridgeCycle repeats the bridge add/configure/delete cycle of Rezki's
@@ -47,8 +49,8 @@ func (bridgeCycle) Doc() string {
 func (bridgeCycle) Params() []Param {
 	return []Param{
 		{Name: "cycles", Kind: Int, Default: "100", Min: 1, Doc: "add/configure/delete cycles per run"},
-		{Name: "vlan_filtering", Kind: Bool, Default: "true",
-			Doc: "turn VLAN filtering on in each cycle (needs CONFIG_BRIDGE_VLAN_FILTERING)"},
+		{Name: "vlan_filtering", Default: "auto", Choices: []string{"auto", "true", "false"},
+			Doc: "turn VLAN filtering on in each cycle (needs CONFIG_BRIDGE_VLAN_FILTERING); auto: on where the kernel has it, recorded as true or false"},
 	}
 }
 
@@ -62,6 +64,83 @@ func (bridgeCycle) Metrics() []result.Metric {
 			Doc: "mean latency of " + op.name + ": " + op.msgs})
 	}
 	return m
+}
+
+// ResolveAuto sets vlan_filtering=auto to whether this kernel can turn
+// VLAN filtering on, so that the default runs everywhere and the run
+// records what it did.
+func (bridgeCycle) ResolveAuto(v Values) {
+	if v["vlan_filtering"] == "auto" {
+		on, _ := hostVLANFiltering()
+		v["vlan_filtering"] = strconv.FormatBool(on)
+	}
+}
+
+// hostVLANFiltering is vlanFilteringSupport for this machine, decided once
+// per process.
+var hostVLANFiltering = sync.OnceValues(func() (bool, string) {
+	return vlanFilteringSupport(sysinfo.FS{Root: "/"}, probeVLANFiltering)
+})
+
+// vlanFilteringSupport tells whether the kernel of the machine at fs can
+// turn a bridge's VLAN filtering on, and how that was decided: from the
+// kernel config (CONFIG_BRIDGE_VLAN_FILTERING) when it is readable, else
+// by probe. A probe that cannot tell (no privilege: the run is skipped
+// then anyway) answers on, the kernel default of distributions.
+func vlanFilteringSupport(fs sysinfo.FS, probe func() (bool, error)) (bool, string) {
+	if cfg, src, _ := fs.KernelConfig(); cfg != nil {
+		on := cfg.On("CONFIG_BRIDGE_VLAN_FILTERING")
+		return on, fmt.Sprintf("%s: CONFIG_BRIDGE_VLAN_FILTERING=%s", src, cfg.Get("CONFIG_BRIDGE_VLAN_FILTERING"))
+	}
+	on, err := probe()
+	if err != nil {
+		return true, fmt.Sprintf("no kernel config, and the probe could not tell: %v", err)
+	}
+	return on, fmt.Sprintf("no kernel config; a probe bridge %s VLAN filtering", map[bool]string{true: "took", false: "refused"}[on])
+}
+
+// probeVLANFiltering makes a bridge in a network namespace of its own and
+// turns VLAN filtering on: EOPNOTSUPP means the kernel lacks it. The
+// bridge is deleted before the thread, and with it the namespace, ends.
+func probeVLANFiltering() (bool, error) {
+	type answer struct {
+		on  bool
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		// Never unlocked: the thread in the new namespace ends with the
+		// goroutine.
+		runtime.LockOSThread()
+		if err := sys.UnshareNet(); err != nil {
+			done <- answer{err: fmt.Errorf("network namespace: %w", err)}
+			return
+		}
+		h, err := netlink.NewHandle(sys.NetlinkRoute)
+		if err != nil {
+			done <- answer{err: fmt.Errorf("rtnetlink socket: %w", err)}
+			return
+		}
+		defer h.Close()
+		var s bridgeState
+		ops := bridgeOps(true)[:2] // add-bridge, vlan-filtering
+		if err := ops[0].do(h, &s); err != nil {
+			done <- answer{err: fmt.Errorf("%s: %w", ops[0].name, err)}
+			return
+		}
+		err = ops[1].do(h, &s)
+		removeBridgeLinks(h)
+		switch {
+		case err == nil:
+			done <- answer{on: true}
+		case sys.IsEOPNOTSUPP(err):
+			done <- answer{on: false}
+		default:
+			done <- answer{err: fmt.Errorf("%s: %w", ops[1].name, err)}
+		}
+	}()
+	a := <-done
+	return a.on, a.err
 }
 
 // Precheck reads the effective capabilities: making the namespace needs
