@@ -130,7 +130,8 @@ var ErrUnknownEvent = errors.New("unknown event")
 // (cycles, instructions, ...), hardware cache events (L1-dcache-load-misses,
 // LLC-loads, dTLB-loads, ...), raw events (r1a8) and tracepoints
 // (raw_syscalls:sys_enter), each optionally followed by the modifiers :u,
-// :k or :h. Tracepoint ids are read from tracefs under /.
+// :k or :h. Tracepoint ids are read from tracefs under /, which is mounted
+// first when it is missing and kdelta runs as root, as perf mounts it.
 func ParseEvents(list string) ([]Event, error) { return ParseEventsAt("/", list) }
 
 // ParseEventsAt is ParseEvents with tracefs looked up under root (a fixture
@@ -309,8 +310,9 @@ func parseCacheEvent(s string) (uint64, bool) {
 	return cache | op<<8 | res<<16, true
 }
 
-// tracingDirs are where tracefs is found, newest convention first.
-var tracingDirs = []string{"sys/kernel/tracing", "sys/kernel/debug/tracing"}
+// tracingDirs are where tracefs is found, relative to the root, newest
+// convention first.
+var tracingDirs = []string{sys.TracefsDir[1:], sys.DebugfsDir[1:] + "/tracing"}
 
 func validTracepointPart(s string) bool {
 	if s == "" {
@@ -329,7 +331,9 @@ func validTracepointPart(s string) bool {
 // resolveTracepoint reads the tracepoint's id. A tracepoint that does not
 // exist in a readable tracefs is an error; one that cannot be read (tracefs
 // not mounted, readable by root only) is kept with the reason in
-// Unsupported, so a run still records why it was not counted.
+// Unsupported, so a run still records why it was not counted. On the live
+// machine (root "/"), a missing tracefs is mounted first when kdelta runs
+// as root, as perf does (sys.MountTracefs).
 func resolveTracepoint(root, subsys, name string, ev *Event) error {
 	if strings.ContainsAny(subsys+name, "*?[") {
 		return fmt.Errorf("event %q: tracepoint wildcards are not supported", ev.Name)
@@ -338,7 +342,35 @@ func resolveTracepoint(root, subsys, name string, ev *Event) error {
 		return fmt.Errorf("event %q: %w (a tracepoint is subsystem:name)", ev.Name, ErrUnknownEvent)
 	}
 	ev.Type = sys.PerfTypeTracepoint
-	var denied error
+	found, denied, err := readTracepointID(root, subsys, name, ev)
+	var mountErr error
+	if !found && err == nil && denied == nil && filepath.Clean(root) == "/" {
+		var mounted bool
+		if mounted, mountErr = sys.MountTracefs(); mounted {
+			found, denied, err = readTracepointID(root, subsys, name, ev)
+		}
+	}
+	where := strings.Join(tracingPaths(root), " or ")
+	switch {
+	case found || err != nil:
+		return err
+	case denied != nil:
+		ev.Unsupported = fmt.Sprintf("permission denied (%v: tracefs is readable by root only)", denied)
+	case errors.Is(mountErr, sys.ErrNotRoot):
+		ev.Unsupported = fmt.Sprintf("not supported (tracefs is not mounted at %s; kdelta mounts it when run as root)", where)
+	case mountErr != nil:
+		ev.Unsupported = fmt.Sprintf("not supported (tracefs is not mounted at %s, and mounting it failed: %v)", where, mountErr)
+	default:
+		ev.Unsupported = fmt.Sprintf("not supported (tracefs is not mounted at %s)", where)
+	}
+	return nil
+}
+
+// readTracepointID looks the tracepoint's id up in each tracing directory
+// under root and sets ev.Config. It returns found when it did, the first
+// permission error met otherwise, and an error for a tracepoint that a
+// readable tracefs does not have or whose id is malformed.
+func readTracepointID(root, subsys, name string, ev *Event) (found bool, denied, err error) {
 	for _, dir := range tracingDirs {
 		events := filepath.Join(root, dir, "events")
 		idPath := filepath.Join(events, subsys, name, "id")
@@ -346,10 +378,10 @@ func resolveTracepoint(root, subsys, name string, ev *Event) error {
 		if err == nil {
 			id, perr := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
 			if perr != nil {
-				return fmt.Errorf("event %q: %s: bad id %q", ev.Name, idPath, strings.TrimSpace(string(b)))
+				return false, nil, fmt.Errorf("event %q: %s: bad id %q", ev.Name, idPath, strings.TrimSpace(string(b)))
 			}
 			ev.Config = id
-			return nil
+			return true, nil, nil
 		}
 		if errors.Is(err, fs.ErrPermission) {
 			if denied == nil {
@@ -359,17 +391,12 @@ func resolveTracepoint(root, subsys, name string, ev *Event) error {
 		}
 		if st, serr := os.Stat(events); serr == nil && st.IsDir() {
 			// tracefs is here and readable, and the tracepoint is not in it.
-			return fmt.Errorf("event %q: %w (no %s)", ev.Name, ErrUnknownEvent, filepath.Join(events, subsys, name))
+			return false, nil, fmt.Errorf("event %q: %w (no %s)", ev.Name, ErrUnknownEvent, filepath.Join(events, subsys, name))
 		} else if errors.Is(serr, fs.ErrPermission) && denied == nil {
 			denied = serr
 		}
 	}
-	if denied != nil {
-		ev.Unsupported = fmt.Sprintf("permission denied (%v: tracefs is readable by root only)", denied)
-		return nil
-	}
-	ev.Unsupported = fmt.Sprintf("not supported (tracefs is not mounted at %s)", strings.Join(tracingPaths(root), " or "))
-	return nil
+	return false, denied, nil
 }
 
 func tracingPaths(root string) []string {

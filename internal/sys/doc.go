@@ -1,7 +1,8 @@
 // Package sys is kdelta's only door to golang.org/x/sys/unix: raw system
 // calls for measured loops, CPU affinity and scheduling policy, membarrier,
-// network namespaces, and the re-execution of the kdelta binary as a child
-// task that dies with its creator.
+// network namespaces, the tracefs and debugfs mounts perf would make, and
+// the re-execution of the kdelta binary as a child task that dies with its
+// creator.
 //
 // Measured loops call the Raw* functions, which enter the kernel without the
 // Go runtime's entersyscall/exitsyscall bookkeeping. A raw call keeps its P

@@ -135,6 +135,9 @@ func (fp *Fingerprint) entries() []entry {
 	add(sys, "perf_event_paranoid", "perf_event_paranoid", fp.PerfEventParanoid, 0)
 	add(sys, "taint", "taint", fp.Taint, 0)
 	add(sys, "clocksource", "clocksource", fp.Clocksource, 0)
+	if len(fp.Mounts) > 0 {
+		add(sys, "mounts", "mounted by kdelta", known(strings.Join(fp.Mounts, ", ")), 0)
+	}
 
 	for _, k := range sortedKeys(fp.Tools) {
 		add("tools", "tool."+k, k, mapFact(fp.Tools[k]), rankTools)

@@ -13,6 +13,8 @@ package sysinfo
 import (
 	"runtime"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/sys"
 )
 
 // Schema names the JSON layout of a Fingerprint written by this version.
@@ -83,6 +85,11 @@ type Fingerprint struct {
 	PerfEventParanoid Fact `json:"perf_event_paranoid"`
 	Taint             Fact `json:"taint"`
 	Clocksource       Fact `json:"clocksource"`
+
+	// Mounts lists the file systems kdelta mounted because they were
+	// missing, as perf mounts tracefs when root ("tracefs on
+	// /sys/kernel/tracing"); they stay mounted.
+	Mounts []string `json:"mounts,omitempty"`
 
 	// Tools maps an external tool (perf, stress-ng, hackbench) to its
 	// version, "not installed", or "unknown: REASON". See ToolVersions.
@@ -201,6 +208,12 @@ type Options struct {
 func Collect(fs FS, opt Options) *Fingerprint {
 	fp := &Fingerprint{Schema: Schema}
 	c := &collector{fs: fs, fp: fp}
+	if c.live() {
+		// Tracepoint counters need tracefs; the fingerprint is taken
+		// before them, so that what was mounted is in it and in the
+		// tuning check. A failure is told by the counter that needed it.
+		_, _ = sys.MountTracefs()
+	}
 
 	// Order matters: later readers use what earlier ones found (the
 	// config, the command line, the lockdown level, the cpuinfo layout).
@@ -215,6 +228,9 @@ func Collect(fs FS, opt Options) *Fingerprint {
 	c.arch()
 	c.virtualization()
 
+	if c.live() {
+		fp.Mounts = sys.Mounted()
+	}
 	if len(opt.Tools) > 0 {
 		fp.Tools = make(map[string]string, len(opt.Tools))
 		for k, v := range opt.Tools {

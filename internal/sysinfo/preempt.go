@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/sys"
 )
 
 // ParsePreempt parses the content of /sys/kernel/debug/sched/preempt: the
@@ -199,13 +201,25 @@ func (c *collector) preemption() {
 }
 
 // preemptDebugfs reads the debugfs preempt file, and on failure says why,
-// with a hint at the usual cause.
+// with a hint at the usual cause. On a live machine whose debugfs is not
+// mounted, kdelta mounts it when root (a PREEMPT_DYNAMIC kernel, or one
+// whose model is unknown): it stays mounted when the file answers (a knob
+// session can then set the mode), and is unmounted again when it does not.
 func (c *collector) preemptDebugfs() Fact {
-	data, err := c.fs.read(preemptFile)
-	rel := preemptFile
-	if errors.Is(err, fs.ErrNotExist) {
-		if d2, err2 := c.fs.read(preemptFile512); err2 == nil {
-			data, err, rel = d2, nil, preemptFile512
+	data, rel, err := c.readPreempt()
+	var note string
+	if errors.Is(err, fs.ErrNotExist) && c.live() && c.fp.Preempt.Dynamic.Value != "no" && !c.fs.exists("sys/kernel/debug/sched") {
+		mounted, merr := sys.MountDebugfs()
+		switch {
+		case mounted:
+			if data, rel, err = c.readPreempt(); err != nil {
+				note = "; kdelta mounted debugfs to read it and unmounted it again"
+				if uerr := sys.Unmount(sys.DebugfsDir); uerr != nil {
+					note = fmt.Sprintf("; kdelta mounted debugfs to read it, and could not unmount it again: %v", uerr)
+				}
+			}
+		case merr != nil && !errors.Is(merr, sys.ErrNotRoot):
+			note = fmt.Sprintf("; debugfs not mounted, and mounting it failed: %v", merr)
 		}
 	}
 	if err != nil {
@@ -213,6 +227,8 @@ func (c *collector) preemptDebugfs() Fact {
 		switch {
 		case errors.Is(err, fs.ErrNotExist) && c.fp.Preempt.Dynamic.Value == "no":
 			why += "; the kernel has no PREEMPT_DYNAMIC"
+		case errors.Is(err, fs.ErrNotExist) && note != "":
+			// The note says what became of debugfs.
 		case errors.Is(err, fs.ErrNotExist) && !c.fs.exists("sys/kernel/debug/sched"):
 			why += "; debugfs not mounted or no sched directory"
 		case isPermission(err) && c.fp.Lockdown.Value != "" && c.fp.Lockdown.Value != "none":
@@ -220,12 +236,24 @@ func (c *collector) preemptDebugfs() Fact {
 		case isPermission(err):
 			why += "; debugfs refuses writable files under kernel lockdown, and needs root"
 		}
-		return Fact{Unknown: why}
+		return Fact{Unknown: why + note}
 	}
 	if _, _, perr := ParsePreempt(data); perr != nil {
 		return Fact{Unknown: fmt.Sprintf("/%s: %v", rel, perr)}
 	}
 	return Fact{Value: strings.Join(strings.Fields(string(data)), " "), Source: "/" + rel}
+}
+
+// readPreempt reads the preempt file at its current path, else at its
+// v5.12 path, and returns the path it read.
+func (c *collector) readPreempt() ([]byte, string, error) {
+	data, err := c.fs.read(preemptFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		if d2, err2 := c.fs.read(preemptFile512); err2 == nil {
+			return d2, preemptFile512, nil
+		}
+	}
+	return data, preemptFile, err
 }
 
 // modelFromConfig returns the preemption model chosen in the config.

@@ -53,6 +53,9 @@ func Warnings(fp *Fingerprint, pinnedCPUs []int) []string {
 		ws = append(ws, pinningWarnings(fp, pinnedCPUs, online)...)
 	}
 
+	for _, m := range fp.Mounts {
+		ws = append(ws, "mounted "+m+", which was not mounted, "+mountPurpose(m)+"; it stays mounted")
+	}
 	if v := fp.Virtualization; v.Known() && v.Value != "none" {
 		ws = append(ws, "the machine is virtualized ("+v.Value+"): steal time and the host's vCPU placement add noise")
 	}
@@ -139,4 +142,15 @@ func sortInts(s []int) []int {
 	c := append([]int(nil), s...)
 	sort.Ints(c)
 	return c
+}
+
+// mountPurpose says why kdelta mounts a file system ("tracefs on DIR").
+func mountPurpose(m string) string {
+	switch fstype, _, _ := strings.Cut(m, " "); fstype {
+	case "tracefs":
+		return "to count tracepoints, as perf does when root"
+	case "debugfs":
+		return "to read the preemption mode"
+	}
+	return "as perf does when root"
 }

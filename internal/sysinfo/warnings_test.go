@@ -39,6 +39,11 @@ func TestWarnings(t *testing.T) {
 		{"load at threshold", func(fp *Fingerprint) { fp.LoadAvg = Fact{Value: "4.00 1 1"} }, nil, nil},
 		{"load above", func(fp *Fingerprint) { fp.LoadAvg = Fact{Value: "4.01 1 1"} }, nil,
 			[]string{"load average 4.01 at start is above 50% of the 8 online CPUs"}},
+		{"mounted", func(fp *Fingerprint) {
+			fp.Mounts = []string{"tracefs on /sys/kernel/tracing", "debugfs on /sys/kernel/debug"}
+		}, nil,
+			[]string{"mounted tracefs on /sys/kernel/tracing, which was not mounted, to count tracepoints, as perf does when root; it stays mounted",
+				"mounted debugfs on /sys/kernel/debug, which was not mounted, to read the preemption mode; it stays mounted"}},
 		{"sibling left free", func(*Fingerprint) {}, []int{0, 1},
 			[]string{"pinned CPUs have SMT siblings left to other tasks: 0 (siblings 4), 1 (siblings 5)"}},
 		{"SMT off", func(fp *Fingerprint) { fp.CPU.SMTActive = Fact{Value: "0"} }, []int{0, 1}, nil},
