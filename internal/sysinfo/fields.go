@@ -132,6 +132,10 @@ func (fp *Fingerprint) entries() []entry {
 	add(sys, "mem_total", "MemTotal", mem, 0)
 	add(sys, "loadavg", "load average", fp.LoadAvg, 0)
 	add(sys, "processes", "processes", fp.Processes, 0)
+	if fp.OtherRunnable != (Fact{}) {
+		// Fingerprints from before the count have none.
+		add(sys, "other_runnable", "other runnable", fp.OtherRunnable, 0)
+	}
 	add(sys, "perf_event_paranoid", "perf_event_paranoid", fp.PerfEventParanoid, 0)
 	add(sys, "taint", "taint", fp.Taint, 0)
 	add(sys, "clocksource", "clocksource", fp.Clocksource, 0)

@@ -81,7 +81,12 @@ type Fingerprint struct {
 	// LoadAvg holds the 1, 5 and 15 minute load averages at start.
 	LoadAvg Fact `json:"loadavg"`
 	// Processes is the number of tasks at start (field 4 of /proc/loadavg).
-	Processes         Fact `json:"processes"`
+	Processes Fact `json:"processes"`
+	// OtherRunnable is the number of runnable tasks at start that are not
+	// kdelta's (the process and its descendants): the tasks that compete
+	// with the runs now, where the load average still remembers tasks
+	// that are gone, kdelta's own runs among them.
+	OtherRunnable     Fact `json:"other_runnable"`
 	PerfEventParanoid Fact `json:"perf_event_paranoid"`
 	Taint             Fact `json:"taint"`
 	Clocksource       Fact `json:"clocksource"`

@@ -126,6 +126,7 @@ func (c *collector) system() {
 		fp.LoadAvg = Fact{Unknown: "/proc/loadavg: fewer than 4 fields: " + quote(s)}
 		fp.Processes = fp.LoadAvg
 	}
+	fp.OtherRunnable = c.otherRunnable()
 	fp.PerfEventParanoid = c.fs.fact("proc/sys/kernel/perf_event_paranoid")
 	fp.Taint = c.taint()
 	fp.Clocksource = c.fs.fact("sys/devices/system/clocksource/clocksource0/current_clocksource")

@@ -9,13 +9,14 @@ import (
 	"github.com/kdelta/kdelta/internal/sys"
 )
 
-// loadThreshold is the 1-minute load average per online CPU above which
-// the machine counts as busy at start. The load average divided by the
-// CPUs approximates the share of each CPU's time other tasks wanted over
-// the last minute; above one half, a run is more likely than not to
-// share its CPU with them, which shows as spread between runs rather than
-// as a shift one could correct for.
-const loadThreshold = 0.5
+// competeThreshold is the number of runnable tasks other than kdelta's,
+// per online CPU, above which the machine counts as busy at start. Above
+// one half, a run is more likely than not to share its CPU with them,
+// which shows as spread between runs rather than as a shift one could
+// correct for. The count is of tasks runnable now (OtherRunnable), not the
+// load average, which remembers for minutes tasks that are gone, kdelta's
+// own runs among them.
+const competeThreshold = 0.5
 
 // Warnings is the tuning check done before a run: it returns one line per
 // setting that makes results noisier or harder to compare, given the CPUs
@@ -41,11 +42,9 @@ func Warnings(fp *Fingerprint, pinnedCPUs []int) []string {
 	}
 
 	online := onlineCPUs(fp)
-	if fp.LoadAvg.Known() && len(online) > 0 {
-		if f := strings.Fields(fp.LoadAvg.Value); len(f) > 0 {
-			if l1, err := strconv.ParseFloat(f[0], 64); err == nil && l1 > loadThreshold*float64(len(online)) {
-				ws = append(ws, fmt.Sprintf("load average %.2f at start is above %.0f%% of the %d online CPUs: other tasks compete with the runs", l1, loadThreshold*100, len(online)))
-			}
+	if fp.OtherRunnable.Known() && len(online) > 0 {
+		if n, err := strconv.Atoi(fp.OtherRunnable.Value); err == nil && float64(n) > competeThreshold*float64(len(online)) {
+			ws = append(ws, fmt.Sprintf("%d runnable tasks other than kdelta's at start, more than %.0f%% of the %d online CPUs: other tasks compete with the runs", n, competeThreshold*100, len(online)))
 		}
 	}
 

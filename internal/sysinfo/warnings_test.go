@@ -18,6 +18,7 @@ func TestWarnings(t *testing.T) {
 		fp.CPU.Governor = Fact{Value: "performance"}
 		fp.CPU.Boost = Fact{Value: "off", Source: "/sys/devices/system/cpu/cpufreq/boost"}
 		fp.LoadAvg = Fact{Value: "0.10 0.05 0.01"}
+		fp.OtherRunnable = Fact{Value: "0"}
 		fp.Virtualization = Fact{Value: "none"}
 		return fp
 	}
@@ -35,10 +36,13 @@ func TestWarnings(t *testing.T) {
 			fp.CPU.Boost = Fact{Value: "on", Source: "/sys/devices/system/cpu/intel_pstate/no_turbo"}
 		}, nil,
 			[]string{"turbo/boost is on (/sys/devices/system/cpu/intel_pstate/no_turbo)"}},
-		// 4.0 is exactly half of 8 CPUs: not above the threshold.
-		{"load at threshold", func(fp *Fingerprint) { fp.LoadAvg = Fact{Value: "4.00 1 1"} }, nil, nil},
-		{"load above", func(fp *Fingerprint) { fp.LoadAvg = Fact{Value: "4.01 1 1"} }, nil,
-			[]string{"load average 4.01 at start is above 50% of the 8 online CPUs"}},
+		// A load average left by kdelta's own runs, which ended: nothing
+		// competes now (issue 12: 219 after 800-thread runs).
+		{"load average of past runs", func(fp *Fingerprint) { fp.LoadAvg = Fact{Value: "219.07 151.22 70.36"} }, nil, nil},
+		// 4 is exactly half of 8 CPUs: not above the threshold.
+		{"runnable at threshold", func(fp *Fingerprint) { fp.OtherRunnable = Fact{Value: "4"} }, nil, nil},
+		{"runnable above", func(fp *Fingerprint) { fp.OtherRunnable = Fact{Value: "5"} }, nil,
+			[]string{"5 runnable tasks other than kdelta's at start, more than 50% of the 8 online CPUs: other tasks compete with the runs"}},
 		{"mounted", func(fp *Fingerprint) {
 			fp.Mounts = []string{"tracefs on /sys/kernel/tracing", "debugfs on /sys/kernel/debug"}
 		}, nil,
@@ -55,6 +59,8 @@ func TestWarnings(t *testing.T) {
 			fp.CPU.Governor = Fact{Unknown: "no cpufreq"}
 			fp.CPU.Boost = Fact{Unknown: "no boost"}
 			fp.Virtualization = Fact{Unknown: "?"}
+			fp.OtherRunnable = Fact{Unknown: "no /proc/loadavg"}
+			fp.LoadAvg = Fact{Value: "99 99 99"}
 			fp.CPU.ThreadSiblings = nil
 		}, []int{0, 1}, nil},
 	}
