@@ -186,6 +186,9 @@ func runJob(c *cobra.Command, args []string, jf *jobFlags, cmd string) error {
 	for k, v := range j.Labels {
 		opt.Labels[k] = v
 	}
+	// Host and kernel, as kdelta run gives its sets: the cells' sets are
+	// started without a fingerprint, which each takes with its knobs set.
+	runner.DefaultLabels(opt.Labels, opt.Env)
 	hook, warmHook, schedstat, err := cf.hooks(opt.CPUs, false)
 	if err != nil {
 		return err
@@ -284,9 +287,10 @@ func runJob(c *cobra.Command, args []string, jf *jobFlags, cmd string) error {
 			}
 		}
 	}
+	var restoreErr error
 	if sess != nil {
-		if err := sess.Restore(); err != nil && runErr == nil {
-			runErr = err
+		if restoreErr = sess.Restore(); restoreErr != nil && runErr == nil {
+			runErr = restoreErr
 		}
 	}
 	if rec != nil {
@@ -304,11 +308,13 @@ func runJob(c *cobra.Command, args []string, jf *jobFlags, cmd string) error {
 		fmt.Fprintln(stderr, "kdelta: results not saved (use -o PREFIX)")
 	}
 	if errors.Is(runErr, runner.ErrInterrupted) {
-		n := 0
-		for _, s := range sets {
-			n += finished(s)
+		var saved []string
+		for _, p := range paths {
+			if p != "" {
+				saved = append(saved, p)
+			}
 		}
-		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept; knobs restored", n)}
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s%s", keptRuns(sets...), savedIn(strings.Join(saved, ", ")), knobsBack(stderr, sess, restoreErr))}
 	}
 	if runErr != nil {
 		return runErr
@@ -412,9 +418,10 @@ func runOneCell(c *cobra.Command, j *job.Job, cell job.Cell, specs []workload.Sp
 	if err == nil {
 		err = pf.record(c.Context(), set, specs, opt, output)
 	}
+	var restoreErr error
 	if sess != nil {
-		if rerr := sess.Restore(); rerr != nil && err == nil {
-			err = rerr
+		if restoreErr = sess.Restore(); restoreErr != nil && err == nil {
+			err = restoreErr
 		}
 	}
 	if output != "" {
@@ -436,9 +443,23 @@ func runOneCell(c *cobra.Command, j *job.Job, cell job.Cell, specs []workload.Sp
 		fmt.Fprintln(stderr, "kdelta: results not saved (use -o FILE)")
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
-		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s%s", keptRuns(set), savedIn(output), knobsBack(stderr, sess, restoreErr))}
 	}
 	return err
+}
+
+// knobsBack ends the line of an interrupted session that set knobs:
+// whether they are back. Why one is not is printed first, as a warning,
+// since the interrupt is the error the command returns.
+func knobsBack(stderr io.Writer, sess *knob.Session, restoreErr error) string {
+	switch {
+	case sess == nil:
+		return ""
+	case restoreErr != nil:
+		fmt.Fprintf(stderr, "kdelta: warning: %v\n", restoreErr)
+		return "; some knobs are not restored (kdelta restore tries again)"
+	}
+	return "; knobs restored"
 }
 
 // stampKnobs records the knobs' values in every run of set.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,8 +61,11 @@ func TestABSIGINTRestores(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Errorf("exit after SIGINT: %d, want 130; stderr: %s", code, cmd.Stderr)
 	}
-	if !strings.Contains(cmd.Stderr.(*strings.Builder).String(), "knobs restored") {
-		t.Errorf("stderr does not say the knobs are restored: %s", cmd.Stderr)
+	// What was kept, and where, and that the knobs are back.
+	said := regexp.MustCompile(`(?m)^kdelta: interrupted: kept [1-9]\d* measured runs? and 2 warm-up runs in ` +
+		regexp.QuoteMeta(prefix+"-a.json, "+prefix+"-b.json") + `; knobs restored$`)
+	if !said.MatchString(cmd.Stderr.(*strings.Builder).String()) {
+		t.Errorf("stderr does not say what was kept and that the knobs are restored (%s): %s", said, cmd.Stderr)
 	}
 	checkKnobs(t, "after SIGINT", knobs)
 	if js := journalsIn(jdir); len(js) != 0 {

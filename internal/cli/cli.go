@@ -52,8 +52,11 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if vm.IsGuest() {
 		return vm.GuestMain()
 	}
-	// Knobs that a killed kdelta left changed go back first.
-	knob.RecoverStale(stderr)
+	// Knobs that a killed kdelta left changed go back first (kdelta
+	// restore does it itself, and says so on stdout).
+	if !isRestore(args) {
+		knob.RecoverStale(stderr)
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(stdout, stderr)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -93,6 +94,9 @@ without them every parameter set of the workload gets a series of its own.
 				return err
 			}
 			if len(hs) == 0 {
+				if err := noSeries(c.Context(), st, by, name, workload, labels, ls); err != nil {
+					return err
+				}
 				what := name
 				if metric != "" {
 					what += " " + metric
@@ -148,6 +152,34 @@ func parseWorkloadRef(s string) (string, map[string]string, error) {
 		params[k] = v
 	}
 	return name, params, nil
+}
+
+// noSeries says why a history came out empty when the labels are the
+// reason: no set carries the --label query, or none of the workload's
+// sets carries the --by label (a typo, say). It returns nil otherwise.
+func noSeries(ctx context.Context, st store.Store, by, name, ref string, flags []string, ls []store.Label) error {
+	if len(ls) > 0 {
+		infos, err := st.List(ctx, store.Filter{Labels: ls})
+		if err != nil {
+			return err
+		}
+		if len(infos) == 0 {
+			return fmt.Errorf("history: --label %s", noneCarries(ctx, st, strings.Join(flags, ","), ls))
+		}
+	}
+	if by == store.ByTime {
+		return nil
+	}
+	infos, err := st.List(ctx, store.Filter{Workload: name, Labels: ls})
+	if err != nil || len(infos) == 0 {
+		return err
+	}
+	for _, in := range infos {
+		if _, ok := in.Labels[by]; ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("history: --by %s: no result set of %s in %s carries the label %s (%s)", by, ref, st.Location(), by, storedLabels(infos))
 }
 
 // storedWorkloads lists the workloads the store has sets of.

@@ -208,20 +208,27 @@ func (r *resolver) queryInfo(ref string, labels []store.Label) (store.Info, erro
 	}
 	switch len(infos) {
 	case 0:
-		all, err := st.List(r.ctx, store.Filter{})
-		if err != nil {
-			return store.Info{}, err
-		}
-		return store.Info{}, fmt.Errorf("%s: no result set in %s carries these labels%s", ref, st.Location(), storedValues(all, labels))
+		return store.Info{}, noneCarries(r.ctx, st, ref, labels)
 	case 1:
 		return infos[0], nil
 	}
 	return store.Info{}, fmt.Errorf("%s: %d result sets in %s match, name one (an id, or more labels): %s", ref, len(infos), st.Location(), candidates(infos))
 }
 
+// noneCarries is the error of a label query, ref, that no stored set
+// matches, with what the sets do carry.
+func noneCarries(ctx context.Context, st store.Store, ref string, labels []store.Label) error {
+	all, err := st.List(ctx, store.Filter{})
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("%s: no result set in %s carries these labels%s", ref, st.Location(), storedValues(all, labels))
+}
+
 // storedValues lists, for each label the query names, the values the
-// stored sets carry (kernel-version order, at most ten), as the candidates
-// of a query that matched nothing.
+// stored sets carry (kernel-version order, at most ten), or the labels
+// they carry when none has it, as the candidates of a query that matched
+// nothing.
 func storedValues(infos []store.Info, labels []store.Label) string {
 	const most = 10
 	var b strings.Builder
@@ -235,7 +242,7 @@ func storedValues(infos []store.Info, labels []store.Label) string {
 			}
 		}
 		if len(vals) == 0 {
-			fmt.Fprintf(&b, "; no stored set has the label %s", l.Name)
+			fmt.Fprintf(&b, "; no stored set has the label %s (%s)", l.Name, storedLabels(infos))
 			continue
 		}
 		sort.Slice(vals, func(i, j int) bool { return store.CompareKernelVersions(vals[i], vals[j]) < 0 })
@@ -250,6 +257,26 @@ func storedValues(infos []store.Info, labels []store.Label) string {
 		return " (kdelta results ls lists them)"
 	}
 	return b.String()
+}
+
+// storedLabels lists the names of the labels the sets carry, in order,
+// for an error naming a label that none of them has.
+func storedLabels(infos []store.Info) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, in := range infos {
+		for k := range in.Labels {
+			if !seen[k] {
+				seen[k] = true
+				names = append(names, k)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "they carry none"
+	}
+	sort.Strings(names)
+	return "stored labels: " + strings.Join(names, ", ")
 }
 
 // candidates lists sets on one line, newest first, for an error that

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,7 +25,9 @@ left alone. Every kdelta start does the same, quietly when there is nothing
 to do.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			out := c.OutOrStdout()
+			// What was done is the command's output; what could not be
+			// done is a warning (and exit 1).
+			out, stderr := c.OutOrStdout(), c.ErrOrStderr()
 			dir, err := knob.JournalDir()
 			if err != nil {
 				return err
@@ -35,8 +38,11 @@ to do.`,
 			}
 			failed := false
 			for _, r := range done {
-				for _, l := range r.Lines() {
+				for _, l := range r.Done() {
 					fmt.Fprintln(out, l)
+				}
+				for _, l := range r.Warnings() {
+					fmt.Fprintf(stderr, "kdelta: %s\n", l)
 				}
 				for _, e := range r.Unchanged {
 					fmt.Fprintf(out, "%s=%s (%s) already held its old value\n", e.Key, e.Value, e.Path)
@@ -57,4 +63,18 @@ to do.`,
 			return nil
 		},
 	}
+}
+
+// isRestore tells whether args run kdelta restore, which recovers what
+// every other kdelta recovers at its start, and reports it as its output
+// instead of on stderr. Before the command kdelta has only --help and
+// --version, which take no value, so the command is the first word that
+// is not a flag.
+func isRestore(args []string) bool {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a == "restore"
+		}
+	}
+	return false
 }

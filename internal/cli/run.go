@@ -124,7 +124,7 @@ two-core machine) with -r 5 unless -r is given.`,
 				fmt.Fprintln(c.ErrOrStderr(), "kdelta: results not saved (use -o FILE)")
 			}
 			if errors.Is(err, runner.ErrInterrupted) {
-				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
+				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(output))}
 			}
 			return err
 		},
@@ -156,6 +156,34 @@ func finished(s *result.Set) int {
 		}
 	}
 	return n
+}
+
+// keptRuns says what the sets keep of an interrupted session: measured
+// runs and warm-ups apart, since a warm-up counts in no statistic and "1
+// run kept" after one would promise a measurement that is not there.
+func keptRuns(sets ...*result.Set) string {
+	measured, warm := 0, 0
+	for _, s := range sets {
+		for _, b := range s.Benchmarks {
+			for _, r := range b.Runs {
+				switch {
+				case r.Measured():
+					measured++
+				case r.Warmup && r.Status == result.StatusOK:
+					warm++
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("kept %s and %s", runsText(measured, "measured"), runsText(warm, "warm-up"))
+}
+
+// runsText is "1 KIND run" or "N KIND runs".
+func runsText(n int, kind string) string {
+	if n == 1 {
+		return "1 " + kind + " run"
+	}
+	return fmt.Sprintf("%d %s runs", n, kind)
 }
 
 func savedIn(path string) string {

@@ -276,16 +276,30 @@ func RecoverStale(w io.Writer) {
 	}
 }
 
-// Lines describes a recovery, one line per knob.
+// Lines describes a recovery, one line per knob: what was done, then the
+// warnings.
 func (r Recovery) Lines() []string {
+	return append(r.Done(), r.Warnings()...)
+}
+
+// Done lists the knobs the recovery wrote back, one line each.
+func (r Recovery) Done() []string {
 	var out []string
 	for _, e := range r.Restored {
 		out = append(out, fmt.Sprintf("restored %s=%s (%s), left changed by kdelta pid %d, which is gone", e.Key, e.Value, e.Path, r.PID))
 	}
-	if r.Err != nil {
-		for _, l := range strings.Split(r.Err.Error(), "\n") {
-			out = append(out, fmt.Sprintf("warning: could not restore what kdelta pid %d left changed: %s (kdelta restore tries again)", r.PID, l))
-		}
+	return out
+}
+
+// Warnings lists what the recovery could not write back, one line each,
+// each starting "warning: ".
+func (r Recovery) Warnings() []string {
+	if r.Err == nil {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(r.Err.Error(), "\n") {
+		out = append(out, fmt.Sprintf("warning: could not restore what kdelta pid %d left changed: %s (kdelta restore tries again)", r.PID, l))
 	}
 	return out
 }

@@ -137,14 +137,7 @@ func NewSet(specs []workload.Spec, opt *Options) *result.Set {
 	for k, v := range opt.Labels {
 		s.Labels[k] = v
 	}
-	if opt.Env != nil {
-		if _, ok := s.Labels["host"]; !ok && opt.Env.Hostname.Known() {
-			s.Labels["host"] = opt.Env.Hostname.Value
-		}
-		if _, ok := s.Labels["kernel"]; !ok && opt.Env.Kernel.Release.Known() {
-			s.Labels["kernel"] = opt.Env.Kernel.Release.Value
-		}
-	}
+	DefaultLabels(s.Labels, opt.Env)
 	for _, sp := range specs {
 		s.Benchmarks = append(s.Benchmarks, &result.Benchmark{
 			Workload: sp.Workload.Name(),
@@ -153,6 +146,21 @@ func NewSet(specs []workload.Spec, opt *Options) *result.Set {
 		})
 	}
 	return s
+}
+
+// DefaultLabels gives labels the host and kernel of env where they are
+// not given, so that every set made on this machine is found by kdelta
+// history --by kernel (or host) without a --label. A nil env adds none.
+func DefaultLabels(labels map[string]string, env *sysinfo.Fingerprint) {
+	if env == nil {
+		return
+	}
+	if _, ok := labels["host"]; !ok && env.Hostname.Known() {
+		labels["host"] = env.Hostname.Value
+	}
+	if _, ok := labels["kernel"]; !ok && env.Kernel.Release.Known() {
+		labels["kernel"] = env.Kernel.Release.Value
+	}
 }
 
 func newID() string {
