@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/kdelta/kdelta/internal/sys"
 )
 
 // Options say where a Session's files and journal are.
@@ -135,8 +137,24 @@ func (k Knob) files(root string) ([]string, error) {
 	return []string{filepath.Join(root, k.Path)}, nil
 }
 
-// openFile checks one knob file and reads its value.
+// openFile checks one knob file and reads its value. The preemption mode
+// lives in debugfs, which a fresh machine may not have mounted: as root,
+// openFile mounts it as perf mounts tracefs (the fingerprint lists the
+// mount), and unmounts it again when the file still does not answer
+// (lockdown), so a refused knob changes nothing.
 func openFile(k Knob, p, root string) (*file, error) {
+	if k.kind != preempt || (root != "" && root != "/") {
+		return readFile(k, p, root)
+	}
+	did, _ := sys.MountDebugfs()
+	f, err := readFile(k, p, root)
+	if err != nil && did {
+		_ = sys.Unmount(sys.DebugfsDir)
+	}
+	return f, err
+}
+
+func readFile(k Knob, p, root string) (*file, error) {
 	name := k.Name
 	if p != filepath.Join(root, k.Path) {
 		name = k.Name + " (" + p + ")"
@@ -155,6 +173,9 @@ func openFile(k Knob, p, root string) (*file, error) {
 		}
 	}
 	v, err := readValue(p)
+	if err != nil && k.kind == preempt && errors.Is(err, fs.ErrPermission) {
+		return nil, fmt.Errorf("%s: %w (kernel lockdown restricts debugfs?)", name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
