@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
@@ -41,12 +42,17 @@ boot index. Each variant's result set is recorded in the store (unless
 boots the same image with each command line, and one --append applies to
 every kernel. kdelta adds "console=ttyS0 panic=-1" before the given command
 line; the result set's cmdline label is the --append text as given, and its
-fingerprint records the guest's /proc/cmdline.
+fingerprint records the guest's /proc/cmdline. With two variants or more the
+output ends with their comparison (as kdelta compare, the first variant the
+baseline).
 
 The guest's /init is this kdelta binary, which must be static
-(CGO_ENABLED=0 go build ./cmd/kdelta). KVM is used when it boots the kernel
-within --boot-deadline, else TCG, whose timings are emulated: such result
-sets are labelled accel=tcg and carry a warning. Workloads that need kernel
+(CGO_ENABLED=0 go build ./cmd/kdelta). With --accel auto, KVM is used when
+it can create a VM and starts the kernel: a KVM boot that fails before the
+kernel's first line (qemu aborts or exits, or the console stays silent for
+--boot-deadline) boots again under TCG, as do the later ones, which is said
+once and remembered until the host reboots. TCG's timings are emulated: such
+result sets are labelled accel=tcg and carry a warning. Workloads that need kernel
 modules (bridge) are skipped in the guest unless --modules gives the
 kernel's modules (a lib/modules/RELEASE directory).`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -140,7 +146,29 @@ kernel's modules (a lib/modules/RELEASE directory).`,
 			if runErr != nil && c.Context().Err() != nil {
 				return &exitError{code: ExitInterrupted, err: runErr}
 			}
-			return runErr
+			if runErr != nil {
+				return runErr
+			}
+			// Two variants or more end with their comparison, as kdelta ab
+			// ends, the first variant the baseline.
+			if len(sets) < 2 {
+				return nil
+			}
+			ids := make([]string, len(sets))
+			for i, s := range sets {
+				ids[i] = s.ID
+			}
+			names := compare.Names(sets, ids)
+			ins := make([]compare.Input, len(sets))
+			for i, s := range sets {
+				ins[i] = compare.Input{Name: names[i], Set: s}
+			}
+			r, err := compare.Compare(ins, compare.Options{})
+			if err != nil {
+				return fmt.Errorf("vm: compare the variants: %w", err)
+			}
+			fmt.Fprintln(c.OutOrStdout())
+			return report.WriteCompare(c.OutOrStdout(), r, "text")
 		},
 	}
 	f := c.Flags()
@@ -150,7 +178,7 @@ kernel's modules (a lib/modules/RELEASE directory).`,
 	f.IntVar(&boots, "boots", 1, "boots per variant, alternating between variants (A B A B ...)")
 	f.IntVar(&cpus, "cpus", vm.DefaultCPUs, "guest CPUs")
 	f.StringVar(&mem, "mem", vm.DefaultMem, "guest memory, as qemu -m (512M, 2G)")
-	f.StringVar(&accel, "accel", "auto", "kvm, tcg, or auto (KVM if it boots the kernel, else TCG)")
+	f.StringVar(&accel, "accel", "auto", "kvm, tcg, or auto (KVM if it starts the kernel, else TCG)")
 	f.StringVar(&modules, "modules", "", "the kernel's modules (lib/modules/RELEASE, or a tree holding it) for workloads that need some")
 	f.DurationVar(&timeout, "timeout", vm.DefaultTimeout, "kill a guest (qemu) that has not powered off after this long")
 	f.DurationVar(&bootDeadline, "boot-deadline", vm.DefaultBootDeadline, "how long KVM has to start the kernel before TCG is used instead")

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -12,8 +13,8 @@ import (
 
 // TestVMJobFile runs a job file's kernel variants (the shape of
 // examples/001-messaging-preempt-vm.toml, smaller) with kdelta vm -f: each
-// variant boots with its own preempt=, and the guest reads its mode from
-// debugfs.
+// variant boots with its own preempt=, the guest reads its mode from
+// debugfs, and the output ends with the comparison of the two variants.
 func TestVMJobFile(t *testing.T) {
 	kernel := vmKernel(t)
 	bin := kdeltaBinary(t)
@@ -42,8 +43,22 @@ boots = 1
 `), 0o644)
 	out := filepath.Join(dir, "out")
 	cmd := exec.Command(bin, "vm", "-f", jobPath, "--kernel", kernel, "--no-store", "-o", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("kdelta vm -f: %v\n%s", err, b)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kdelta vm -f: %v\n%s%s", err, stdout.String(), stderr.String())
+	}
+	// The two variants end with their comparison, as kdelta ab ends:
+	// compare's own text, the first variant the baseline.
+	cmp := stdout.String()
+	if i := strings.Index(cmp, "\nA: "); i >= 0 {
+		cmp = cmp[i+1:]
+	}
+	for _, want := range []string{"A: cmdline=preempt=none,variant=A (baseline)\n", "B: cmdline=preempt=full,variant=B\n", "syscall  calls=20000", "\n    A n=2 ", "\n    B n=2 ", "\n      B vs A: "} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("the output does not end with the comparison of the variants (no %q):\n%s", want, stdout.String())
+			break
+		}
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
 	sort.Strings(files)

@@ -20,7 +20,8 @@ import (
 // kdelta command line, and checks what came home: the guest's own
 // fingerprint (kernel 6.1, the preemption mode read from debugfs inside
 // the guest), the boot index of every run, the skip of bridge without
-// --modules, and a comparison of the two sets.
+// --modules, the comparison kdelta vm ends with, and that of kdelta
+// compare on the two recorded sets.
 func TestVMEndToEnd(t *testing.T) {
 	kernel := kernelLink(t, testKernel(t))
 	bin := staticKdelta(t)
@@ -40,6 +41,10 @@ func TestVMEndToEnd(t *testing.T) {
 		t.Fatalf("kdelta vm: %v\n%s", err, stdout.String())
 	}
 	checkNoQemu(t, kernel)
+	// Two variants: the output ends with their comparison, as kdelta ab's.
+	if !strings.Contains(stdout.String(), "\nA: cmdline=preempt=none,variant=A (baseline)\n") || !strings.Contains(stdout.String(), "\n      B vs A: ") {
+		t.Errorf("no comparison of the two variants at the end of the output:\n%s", stdout.String())
+	}
 
 	// A B A B.
 	order := regexp.MustCompile(`boot (\d)/4: ([AB]) `).FindAllStringSubmatch(stderr.String(), -1)
