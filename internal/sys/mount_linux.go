@@ -13,10 +13,13 @@ func Mount(source, target, fstype, data string) error {
 	return unix.Mount(source, target, fstype, 0, data)
 }
 
-// Unmount unmounts the file system mounted on dir (the last one, where
-// several are stacked), and forgets it if this process mounted it.
+// Unmount detaches the file system mounted on dir (the last one, where
+// several are stacked), with the mounts under it, and forgets it if this
+// process mounted it. The detach is lazy (MNT_DETACH): another process
+// that has a file open there, or an automount of tracefs under debugfs,
+// would otherwise make it fail with EBUSY and leave the mount behind.
 func Unmount(dir string) error {
-	if err := unix.Unmount(dir, 0); err != nil {
+	if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
 		return fmt.Errorf("umount %s: %w", dir, err)
 	}
 	forgetMounted(dir)

@@ -73,9 +73,13 @@ test -e /sys/kernel/tracing/events/raw_syscalls/sys_enter/id || echo "no tracepo
 		if debugfsMounted || listed {
 			t.Errorf("debugfs mounted on a kernel without PREEMPT_DYNAMIC")
 		}
+	case fp.Lockdown.Value != "" && fp.Lockdown.Value != "none":
+		// Lockdown closes the file (the development VM): not mounted.
+		if debugfsMounted || listed || !strings.Contains(d.Unknown, "debugfs not mounted, and kernel lockdown ("+fp.Lockdown.Value+") would refuse the file, so kdelta does not mount it") {
+			t.Errorf("preempt file unread (%q) under lockdown %q, yet debugfs mounted %v, listed %v", d.Unknown, fp.Lockdown.Value, debugfsMounted, listed)
+		}
 	default:
-		// It did not answer (EPERM under lockdown on the development VM):
-		// unmounted again, and the reason says so.
+		// It did not answer: unmounted again, and the reason says so.
 		if debugfsMounted || listed || !strings.Contains(d.Unknown, "kdelta mounted debugfs to read it and unmounted it again") {
 			t.Errorf("preempt file unread (%q), yet debugfs mounted %v, listed %v", d.Unknown, debugfsMounted, listed)
 		}

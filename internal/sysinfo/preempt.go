@@ -205,12 +205,21 @@ func (c *collector) preemption() {
 // mounted, kdelta mounts it when root (a PREEMPT_DYNAMIC kernel, or one
 // whose model is unknown): it stays mounted when the file answers (a knob
 // session can then set the mode), and is unmounted again when it does not.
+// Under kernel lockdown it is not mounted: lockdown closes the file.
 func (c *collector) preemptDebugfs() Fact {
 	data, rel, err := c.readPreempt()
 	var note string
+	lockdown := c.fp.Lockdown.Value != "" && c.fp.Lockdown.Value != "none"
 	if errors.Is(err, fs.ErrNotExist) && c.live() && c.fp.Preempt.Dynamic.Value != "no" && !c.fs.exists("sys/kernel/debug/sched") {
-		mounted, merr := sys.MountDebugfs()
+		var mounted bool
+		var merr error
+		if !lockdown {
+			mounted, merr = sys.MountDebugfs()
+		}
 		switch {
+		case lockdown:
+			// Mounting would only change the error to EPERM.
+			note = "; debugfs not mounted, and kernel lockdown (" + c.fp.Lockdown.Value + ") would refuse the file, so kdelta does not mount it"
 		case mounted:
 			if data, rel, err = c.readPreempt(); err != nil {
 				note = "; kdelta mounted debugfs to read it and unmounted it again"
@@ -231,7 +240,7 @@ func (c *collector) preemptDebugfs() Fact {
 			// The note says what became of debugfs.
 		case errors.Is(err, fs.ErrNotExist) && !c.fs.exists("sys/kernel/debug/sched"):
 			why += "; debugfs not mounted or no sched directory"
-		case isPermission(err) && c.fp.Lockdown.Value != "" && c.fp.Lockdown.Value != "none":
+		case isPermission(err) && lockdown:
 			why += "; kernel lockdown (" + c.fp.Lockdown.Value + ") closes writable debugfs files"
 		case isPermission(err):
 			why += "; debugfs refuses writable files under kernel lockdown, and needs root"
