@@ -158,7 +158,7 @@ so try the command by hand once before starting the bisection.`,
 				set, err = runner.RunUntil(c.Context(), specs, opt, until)
 			}
 			if errors.Is(err, runner.ErrInterrupted) {
-				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
+				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(output))}
 			}
 			if err != nil {
 				return err

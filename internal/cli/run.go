@@ -146,18 +146,6 @@ two-core machine) with -r 5 unless -r is given.`,
 	return c
 }
 
-func finished(s *result.Set) int {
-	n := 0
-	for _, b := range s.Benchmarks {
-		for _, r := range b.Runs {
-			if r.Status == result.StatusOK {
-				n++
-			}
-		}
-	}
-	return n
-}
-
 // keptRuns says what the sets keep of an interrupted session: measured
 // runs and warm-ups apart, since a warm-up counts in no statistic and "1
 // run kept" after one would promise a measurement that is not there.

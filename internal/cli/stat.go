@@ -62,7 +62,7 @@ other (kdelta compare); the store (kdelta results) records them too, unless
 			set, err := runner.Run(c.Context(), []workload.Spec{runner.CommandSpec(args)}, opt)
 			report.PerfStat(c.OutOrStdout(), set)
 			if errors.Is(err, runner.ErrInterrupted) {
-				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %d finished runs kept%s", finished(set), savedIn(output))}
+				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(output))}
 			}
 			if err != nil {
 				return err
