@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -74,6 +75,15 @@ func Names(sets []*result.Set, files []string) []string {
 		}
 	}
 	return names
+}
+
+// Letter names the i-th set of a comparison in text and in warnings: A is
+// the baseline, then B, C, ... and S27 on.
+func Letter(i int) string {
+	if i < 26 {
+		return string(rune('A' + i))
+	}
+	return fmt.Sprintf("S%d", i+1)
 }
 
 // A Side is one set's figures for a row.
@@ -193,6 +203,7 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		}
 		r.GeoMean = append(r.GeoMean, g)
 	}
+	r.Warnings = append(r.Warnings, sameSets(ins)...)
 	r.Warnings = append(r.Warnings, setWarnings(ins)...)
 	for _, in := range ins[1:] {
 		for _, b := range in.Set.Benchmarks {
@@ -255,7 +266,9 @@ func compareMetric(all []*result.Benchmark, m result.Metric, opt Options) (Row, 
 		so.Better = stats.LowerIsBetter
 	}
 	a := row.Sides[0]
-	for _, b := range row.Sides[1:] {
+	for i, b := range row.Sides[1:] {
+		// Warnings name the sample they are about by the set's letter.
+		so.Names = [2]string{Letter(0), Letter(i + 1)}
 		var c stats.Comparison
 		if row.FromSummaries {
 			c = stats.CompareSummaries(a.Summary, b.Summary, so)
@@ -345,4 +358,54 @@ func setWarnings(ins []Input) []string {
 		out[i] = strings.Join(who[w], ", ") + ": " + w
 	}
 	return out
+}
+
+// sameSets warns, once per pair, of sets that are the same result set:
+// the same id (a file given twice, or a file and its store row), or the
+// same benchmarks with the same values (a file imported twice, whose ids
+// differ by the second of the import). Such a comparison shows no change
+// by construction, which is easy to take for a finding.
+func sameSets(ins []Input) []string {
+	var out []string
+	for j := 1; j < len(ins); j++ {
+		for i := 0; i < j; i++ {
+			a, b := ins[i].Set, ins[j].Set
+			how := ""
+			switch {
+			case a == b || a.ID != "" && a.ID == b.ID:
+				how = "id " + a.ID
+			case sameResults(a, b):
+				how = "the same benchmarks and values"
+			default:
+				continue
+			}
+			out = append(out, fmt.Sprintf("%s and %s are the same result set (%s): the comparison cannot show a change", ins[i].Name, ins[j].Name, how))
+		}
+	}
+	return out
+}
+
+// sameResults tells whether a and b hold the same benchmarks with the same
+// runs, values and summaries, whatever their ids, times and labels. Sets
+// without a single value are never the same by content.
+func sameResults(a, b *result.Set) bool {
+	if len(a.Benchmarks) != len(b.Benchmarks) {
+		return false
+	}
+	values := 0
+	for k, ba := range a.Benchmarks {
+		bb := b.Benchmarks[k]
+		if ba.Key() != bb.Key() || len(ba.Runs) != len(bb.Runs) || !reflect.DeepEqual(ba.Summaries, bb.Summaries) {
+			return false
+		}
+		values += len(ba.Summaries)
+		for r, ra := range ba.Runs {
+			rb := bb.Runs[r]
+			if ra.Status != rb.Status || ra.Warmup != rb.Warmup || !reflect.DeepEqual(ra.Values, rb.Values) {
+				return false
+			}
+			values += len(ra.Values)
+		}
+	}
+	return values > 0
 }

@@ -72,13 +72,8 @@ func VerdictText(c stats.Comparison) string {
 	return string(c.Verdict)
 }
 
-// letters names the sets A, B, C... in text output.
-func letter(i int) string {
-	if i < 26 {
-		return string(rune('A' + i))
-	}
-	return fmt.Sprintf("S%d", i+1)
-}
+// letter names the sets A, B, C... in text output, as warnings name them.
+func letter(i int) string { return compare.Letter(i) }
 
 func compareText(w io.Writer, r *compare.Result) {
 	for i, n := range r.Names {

@@ -111,3 +111,38 @@ func TestBenchfmtReadByBenchstat(t *testing.T) {
 		t.Errorf("benchstat output does not show the benchmarks:\n%s", out)
 	}
 }
+
+// TestCompareThreeWayWarnings renders a comparison of three sets whose
+// third has a cold first run of 130,600 ns: the warning is C's, under
+// "C vs A", its value printed as the tables print numbers.
+func TestCompareThreeWayWarnings(t *testing.T) {
+	mk := func(kernel string, values ...float64) compare.Input {
+		b := &result.Benchmark{Workload: "syscall", Params: map[string]string{},
+			Metrics: []result.Metric{{Name: "ns/call", Unit: "ns", Better: result.Lower}}}
+		for i, v := range values {
+			b.Runs = append(b.Runs, &result.Run{Index: i, Status: result.StatusOK, Values: map[string]float64{"ns/call": v}})
+		}
+		return compare.Input{Name: "kernel=" + kernel, Set: &result.Set{ID: kernel, Labels: map[string]string{"kernel": kernel}, Benchmarks: []*result.Benchmark{b}}}
+	}
+	steady := []float64{100100, 100200, 99900, 100000, 100300, 100100, 99800, 100000}
+	other := []float64{100200, 100100, 100000, 99900, 100300, 100000, 99800, 100100}
+	cold := append([]float64{130600}, steady[1:]...)
+	r, err := compare.Compare([]compare.Input{mk("a", steady...), mk("b", other...), mk("c", cold...)}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteCompare(&b, r, "text"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	vsC := out[strings.Index(out, "C vs A:"):]
+	for _, want := range []string{"warning: C: the first run is worse", "run 1 (130,600)"} {
+		if !strings.Contains(vsC, want) {
+			t.Errorf("under C vs A, no %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "B: the first run") || strings.Contains(out, "e+0") {
+		t.Errorf("a warning names B for C's runs, or prints a value in exponent notation:\n%s", out)
+	}
+}

@@ -5,50 +5,15 @@ package report
 import (
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // Num formats v for a table: about four significant digits, thousands
 // separated, never in exponent notation for the ranges benchmarks produce.
-func Num(v float64) string {
-	if math.IsNaN(v) {
-		return "-"
-	}
-	if math.IsInf(v, 0) {
-		return "inf"
-	}
-	a := math.Abs(v)
-	switch {
-	case a >= 1000:
-		return commas(strconv.FormatFloat(v, 'f', 0, 64))
-	case a >= 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case a >= 10:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case a >= 0.001 || a == 0:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	default:
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-}
-
-func commas(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// It is stats.Num, the one number formatter, which the warnings of stats
+// use too.
+func Num(v float64) string { return stats.Num(v) }
 
 // WithUnit appends a unit to a formatted number, unless the unit merely
 // repeats the metric's name.

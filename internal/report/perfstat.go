@@ -54,7 +54,7 @@ func PerfStat(w io.Writer, s *result.Set) {
 			continue
 		}
 		sm := stats.Summarize(xs)
-		val, unit := commas(fmt.Sprintf("%.0f", sm.Mean)), "    "
+		val, unit := stats.WholeNum(sm.Mean), "    "
 		if units[name] == "ns" {
 			val, unit = fmt.Sprintf("%.2f", sm.Mean/1e6), "msec"
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/profile"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // ProfileFormats are the formats WriteProfiles and WriteProfileDiffs know.
@@ -192,7 +193,7 @@ func samplesCell(v float64) string {
 	case math.IsNaN(v):
 		return "-"
 	case v == math.Trunc(v):
-		return commas(strconv.FormatFloat(v, 'f', 0, 64))
+		return stats.WholeNum(v)
 	}
 	return Num(v)
 }

@@ -29,15 +29,3 @@ func TestShowGolden(t *testing.T) {
 		}
 	}
 }
-
-func TestNum(t *testing.T) {
-	for _, tt := range []struct {
-		v    float64
-		want string
-	}{{0, "0.000"}, {1.23456, "1.235"}, {12.345, "12.35"}, {123.45, "123.5"}, {1234.5, "1,234"},
-		{-1234567, "-1,234,567"}, {0.000123, "0.000123"}} {
-		if got := Num(tt.v); got != tt.want {
-			t.Errorf("Num(%v) = %q, want %q", tt.v, got, tt.want)
-		}
-	}
-}

@@ -52,11 +52,15 @@ type Options struct {
 	// Better is LowerIsBetter (the default, for times) or HigherIsBetter
 	// (for rates).
 	Better string
+	// Names are what warnings call the two samples, baseline first: the
+	// sets' letters of a comparison of several ("A" and "C" for the third
+	// set against the first). Empty names are "A" and "B".
+	Names [2]string
 }
 
 // DefaultOptions returns the options Compare uses for zero fields.
 func DefaultOptions() Options {
-	return Options{Alpha: 0.05, Threshold: 0.01, Test: TestMannWhitney, Better: LowerIsBetter}
+	return Options{Alpha: 0.05, Threshold: 0.01, Test: TestMannWhitney, Better: LowerIsBetter, Names: [2]string{"A", "B"}}
 }
 
 // Validate reports every option that is out of range, naming it and its
@@ -101,6 +105,11 @@ func (o Options) withDefaults() (Options, []string) {
 	}
 	if o.Better != HigherIsBetter {
 		o.Better = d.Better
+	}
+	for i, n := range o.Names {
+		if n == "" {
+			o.Names[i] = d.Names[i]
+		}
 	}
 	return o, warns
 }
@@ -148,8 +157,8 @@ type Comparison struct {
 // Non-finite values are dropped with a warning.
 func Compare(a, b []float64, opt Options) Comparison {
 	opt, warns := opt.withDefaults()
-	a, wa := finiteValues(a, "A")
-	b, wb := finiteValues(b, "B")
+	a, wa := finiteValues(a, opt.Names[0])
+	b, wb := finiteValues(b, opt.Names[1])
 	// Sort once: summaries, warnings and both tests work on sorted copies.
 	sa, sb := sortedCopy(a), sortedCopy(b)
 	c := Comparison{
@@ -161,8 +170,8 @@ func Compare(a, b []float64, opt Options) Comparison {
 		Verdict:  Inconclusive,
 		Warnings: append(append(warns, wa...), wb...),
 	}
-	c.Warnings = append(c.Warnings, sampleWarnings("A", a, sa, c.A, opt.Better)...)
-	c.Warnings = append(c.Warnings, sampleWarnings("B", b, sb, c.B, opt.Better)...)
+	c.Warnings = append(c.Warnings, sampleWarnings(opt.Names[0], a, sa, c.A, opt.Better)...)
+	c.Warnings = append(c.Warnings, sampleWarnings(opt.Names[1], b, sb, c.B, opt.Better)...)
 	n1, n2 := len(a), len(b)
 	nMin := 2 // Welch needs two values a side for a variance
 	if opt.Test == TestMannWhitney {
@@ -198,7 +207,7 @@ func Compare(a, b []float64, opt Options) Comparison {
 		w := WelchSummary(c.A.Mean, c.A.Stddev, n1, c.B.Mean, c.B.Stddev, n2)
 		c.P, c.Stat = w.P, w.T
 		if w.Mean1 == 0 {
-			c.Warnings = append(c.Warnings, "the mean of A is 0: no relative change")
+			c.Warnings = append(c.Warnings, "the mean of "+opt.Names[0]+" is 0: no relative change")
 			return c
 		}
 		c.Change = w.Change()
@@ -212,7 +221,7 @@ func Compare(a, b []float64, opt Options) Comparison {
 			return c
 		}
 		if !sh.Log {
-			c.Warnings = append(c.Warnings, "values ≤ 0: the change is the shift of raw values relative to the median of A, not a ratio")
+			c.Warnings = append(c.Warnings, "values ≤ 0: the change is the shift of raw values relative to the median of "+opt.Names[0]+", not a ratio")
 		}
 		c.Change, c.CI = sh.Change, [2]float64{sh.Lo, sh.Hi}
 	}
@@ -270,7 +279,7 @@ func CompareSummaries(a, b Summary, opt Options) Comparison {
 	w := WelchSummary(a.Mean, a.Stddev, a.N, b.Mean, b.Stddev, b.N)
 	c.P, c.Stat = w.P, w.T
 	if w.Mean1 == 0 {
-		c.Warnings = append(c.Warnings, "the mean of A is 0: no relative change")
+		c.Warnings = append(c.Warnings, "the mean of "+opt.Names[0]+" is 0: no relative change")
 		return c
 	}
 	c.Change = w.Change()

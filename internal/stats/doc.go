@@ -13,4 +13,8 @@
 //
 // Samples are given in run order; the warm-up warning relies on it. No
 // function modifies the slices it is given.
+//
+// Num, kdelta's one formatter of figures, lives here too, at the bottom of
+// the packages that print numbers, so that the warnings of a comparison
+// print a value as report's tables do.
 package stats
