@@ -68,12 +68,16 @@ func PerfStat(w io.Writer, s *result.Set) {
 	} else {
 		fmt.Fprintf(w, "   %15.9f seconds time elapsed\n", el.Mean)
 	}
-	var user, sys float64
-	for _, r := range rs {
-		user += r.UserSec
-		sys += r.SysSec
+	// Then user and sys (the elapsed time is above), as perf prints them
+	// when it has them: a run that lacks one (an import) adds nothing to
+	// its mean, and none having it leaves the line out.
+	fmt.Fprintln(w)
+	for _, t := range runTimes[1:] {
+		if v, ok := meanFigure(rs, t.fig, t.get); ok {
+			fmt.Fprintf(w, "   %15.9f seconds %s\n", v, t.name)
+		}
 	}
-	fmt.Fprintf(w, "\n   %15.9f seconds user\n   %15.9f seconds sys\n\n", user/float64(n), sys/float64(n))
+	fmt.Fprintln(w)
 	for _, r := range b.Runs {
 		if r.Status != result.StatusOK {
 			fmt.Fprintf(w, "   run %d %s: %s\n", r.Index+1, r.Status, r.Reason)

@@ -29,9 +29,10 @@ func Show(w io.Writer, s *result.Set, opt ShowOptions) {
 	if !s.Complete {
 		fmt.Fprintln(w, "incomplete: the session was interrupted or is still running")
 	}
+	scope := counterScope(s.Command)
 	for _, b := range s.Benchmarks {
 		fmt.Fprintln(w)
-		showBenchmark(w, b, opt)
+		showBenchmark(w, b, scope, opt)
 	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
@@ -54,7 +55,7 @@ func labelSuffix(l map[string]string) string {
 	return " (" + strings.Join(parts, " ") + ")"
 }
 
-func showBenchmark(w io.Writer, b *result.Benchmark, opt ShowOptions) {
+func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptions) {
 	fmt.Fprintf(w, "%s  %s\n", b.Workload, result.FormatParams(b.Params))
 	if b.Skipped != "" {
 		fmt.Fprintf(w, "  skipped: %s\n", b.Skipped)
@@ -92,7 +93,7 @@ func showBenchmark(w io.Writer, b *result.Benchmark, opt ShowOptions) {
 			warm = append(warm, r)
 		}
 	}
-	showCounters(w, measured, warm)
+	showCounters(w, measured, warm, scope)
 	showMonitors(w, measured)
 	if hasLatency(measured) {
 		showLatencyRuns(w, measured)
@@ -109,25 +110,71 @@ func runLabel(r *result.Run) string {
 	return fmt.Sprintf("run %d", r.Index+1)
 }
 
-// showRusage prints what wait4 reported, averaged over the runs, and per
-// operation when the workload counted its operations.
+// showRusage prints what wait4 reported of the measured child, averaged
+// over the runs, and per operation when the workload counted its
+// operations. Each figure is the mean over the runs that have it; a figure
+// no run has (an import of a table) is not printed at all.
 func showRusage(w io.Writer, rs []*result.Run) {
-	var vol, invol, wall, user, sysT, ops float64
+	var vol, invol, ops, nCtx float64
 	for _, r := range rs {
-		vol += float64(r.VolCtxSw)
-		invol += float64(r.InvolCtxSw)
-		wall += r.WallSec
-		user += r.UserSec
-		sysT += r.SysSec
-		ops += r.Ops
+		if r.Has(result.FigCtxSw) {
+			vol += float64(r.VolCtxSw)
+			invol += float64(r.InvolCtxSw)
+			ops += r.Ops
+			nCtx++
+		}
 	}
-	n := float64(len(rs))
-	fmt.Fprintf(w, "  context switches per run: %s (%s voluntary, %s involuntary)\n",
-		Num((vol+invol)/n), Num(vol/n), Num(invol/n))
-	if ops > 0 {
-		fmt.Fprintf(w, "  context switches per op:  %s (%s ops per run)\n", Num((vol+invol)/ops), Num(ops/n))
+	var lines []string
+	if nCtx > 0 {
+		lines = append(lines, fmt.Sprintf("context switches per run: %s (%s voluntary, %s involuntary)",
+			Num((vol+invol)/nCtx), Num(vol/nCtx), Num(invol/nCtx)))
+		if ops > 0 {
+			lines = append(lines, fmt.Sprintf("context switches per op:  %s (%s ops per run)", Num((vol+invol)/ops), Num(ops/nCtx)))
+		}
 	}
-	fmt.Fprintf(w, "  time per run: wall %s s, user %s s, sys %s s\n", Num(wall/n), Num(user/n), Num(sysT/n))
+	var times []string
+	for _, t := range runTimes {
+		if v, ok := meanFigure(rs, t.fig, t.get); ok {
+			times = append(times, fmt.Sprintf("%s %s s", t.name, Num(v)))
+		}
+	}
+	if len(times) > 0 {
+		lines = append(lines, "time per run: "+strings.Join(times, ", "))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	// rusage counts the child's own context switches; perf's counter of
+	// the same name may count every task on the CPUs (-a): each figure
+	// goes under a heading that says whose it is.
+	fmt.Fprintln(w, "  the measured child (rusage):")
+	for _, l := range lines {
+		fmt.Fprintln(w, "    "+l)
+	}
+}
+
+// runTimes are the times of a run, as perf stat names them.
+var runTimes = []struct {
+	name string
+	fig  result.Figures
+	get  func(*result.Run) float64
+}{
+	{"wall", result.FigWall, func(r *result.Run) float64 { return r.WallSec }},
+	{"user", result.FigUser, func(r *result.Run) float64 { return r.UserSec }},
+	{"sys", result.FigSys, func(r *result.Run) float64 { return r.SysSec }},
+}
+
+// meanFigure is the mean of a figure over the runs that have it; ok is
+// false when none has it.
+func meanFigure(rs []*result.Run, f result.Figures, get func(*result.Run) float64) (mean float64, ok bool) {
+	var sum, n float64
+	for _, r := range rs {
+		if r.Has(f) {
+			sum += get(r)
+			n++
+		}
+	}
+	return sum / n, n > 0
 }
 
 func hasLatency(rs []*result.Run) bool {
@@ -164,7 +211,19 @@ func showRuns(w io.Writer, b *result.Benchmark, rs []*result.Run) {
 	for _, m := range b.Metrics {
 		header = append(header, m.Name)
 	}
-	header = append(header, "vol cs", "invol cs", "wall s")
+	// The rusage columns are there when a run has their figure; a run
+	// without it shows "-", as a missing value does.
+	var ctx, wall bool
+	for _, r := range rs {
+		ctx = ctx || r.Has(result.FigCtxSw)
+		wall = wall || r.Has(result.FigWall)
+	}
+	if ctx {
+		header = append(header, "vol cs", "invol cs")
+	}
+	if wall {
+		header = append(header, "wall s")
+	}
 	rows := [][]string{header}
 	for _, r := range rs {
 		row := []string{fmt.Sprint(r.Index + 1)}
@@ -175,7 +234,20 @@ func showRuns(w io.Writer, b *result.Benchmark, rs []*result.Run) {
 				row = append(row, "-")
 			}
 		}
-		row = append(row, fmt.Sprint(r.VolCtxSw), fmt.Sprint(r.InvolCtxSw), Num(r.WallSec))
+		switch {
+		case !ctx:
+		case r.Has(result.FigCtxSw):
+			row = append(row, fmt.Sprint(r.VolCtxSw), fmt.Sprint(r.InvolCtxSw))
+		default:
+			row = append(row, "-", "-")
+		}
+		switch {
+		case !wall:
+		case r.Has(result.FigWall):
+			row = append(row, Num(r.WallSec))
+		default:
+			row = append(row, "-")
+		}
 		rows = append(rows, row)
 	}
 	writeMarkdown(w, "  ", rows)
@@ -212,11 +284,33 @@ func writeMarkdown(w io.Writer, indent string, rows [][]string) {
 	}
 }
 
+// counterScope says, for the heading of the perf counters, what the
+// counters of a set made by cmd counted: every task on the run's CPUs
+// with -a (which run, stat, ab and vm's guest command take), else the
+// measured child and the tasks it created; nothing when the command is
+// not known (an import). The runs do not record it; the command does.
+func counterScope(cmd []string) string {
+	if len(cmd) < 2 {
+		return ""
+	}
+	for _, a := range cmd[1:] {
+		if a == "--" && cmd[1] == "stat" {
+			// What follows is the measured command's own.
+			break
+		}
+		if a == "-a" || a == "--all-cpus" || a == "--all-cpus=true" {
+			return ", system-wide (-a: every task on the run's CPUs)"
+		}
+	}
+	return " of the measured child and the tasks it created"
+}
+
 // showCounters prints each perf event's mean per run and per operation,
 // and why an event was not counted. Events counted only on warm-up runs
 // (probes such as the syscall tracepoint, which would slow measured runs)
-// are taken from those and marked.
-func showCounters(w io.Writer, rs, warm []*result.Run) {
+// are taken from those and marked. scope says whose events they are, so
+// that perf's context-switches is not read as the child's rusage.
+func showCounters(w io.Writer, rs, warm []*result.Run, scope string) {
 	type acc struct {
 		sum, ops     float64
 		n            int
@@ -264,7 +358,7 @@ func showCounters(w io.Writer, rs, warm []*result.Run) {
 	if len(order) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "  counters (mean per run, per op):")
+	fmt.Fprintf(w, "  perf counters%s, mean per run and per op:\n", scope)
 	for _, name := range order {
 		a := by[name]
 		if a.n == 0 {
@@ -334,7 +428,7 @@ func showMonitors(w io.Writer, rs []*result.Run) {
 		}
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "  system per run: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "  system per run (/proc, all CPUs): %s\n", strings.Join(parts, ", "))
 	}
 	for _, id := range names {
 		if reason, ok := unavailable[id]; ok && counts[id] == 0 {

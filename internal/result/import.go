@@ -298,9 +298,11 @@ func hasMetric(b *Benchmark, name string) bool {
 	return false
 }
 
-// addRun appends a measured run to b and returns it.
+// addRun appends a measured run to b and returns it. The run lacks every
+// figure of its own (exit code, times, context switches, RSS) until the
+// importer sets one its tool printed.
 func addRun(b *Benchmark) *Run {
-	r := &Run{Index: len(b.Runs), Status: StatusOK, Values: map[string]float64{}}
+	r := &Run{Index: len(b.Runs), Status: StatusOK, Values: map[string]float64{}, Lacks: FigAll}
 	b.Runs = append(b.Runs, r)
 	return r
 }

@@ -412,12 +412,15 @@ func statBenchmarks(in *input, s *Set, blocks []*statBlock) {
 		}
 		if b.elapsed != nil {
 			r.WallSec = b.elapsed.value
+			r.Lacks &^= FigWall
 		}
 		if b.user != nil {
 			r.UserSec = b.user.value
+			r.Lacks &^= FigUser
 		}
 		if b.sys != nil {
 			r.SysSec = b.sys.value
+			r.Lacks &^= FigSys
 		}
 	}
 }

@@ -125,6 +125,11 @@ func TestImportPerfStatSingle(t *testing.T) {
 	if r.WallSec != 0.047036693 || r.UserSec != 0.026995 || r.SysSec != 0.020098 {
 		t.Errorf("wall %v user %v sys %v", r.WallSec, r.UserSec, r.SysSec)
 	}
+	// perf stat prints the times, not the command's exit code, its
+	// rusage context switches or its RSS.
+	if r.Lacks != FigExitCode|FigCtxSw|FigMaxRSS {
+		t.Errorf("lacks %07b, want the exit code, context switches and RSS", r.Lacks)
+	}
 	if len(s.Warnings) != 1 {
 		t.Errorf("warnings %q", s.Warnings)
 	}

@@ -201,6 +201,7 @@ func readStressNG(in *input, s *Set) error {
 		r := runOf(sngRunKey{run, m[1]})
 		r.Ops, r.Counts["bogo-ops"] = x[0], x[0]
 		r.WallSec, r.UserSec, r.SysSec = x[1], x[2], x[3]
+		r.Lacks &^= FigWall | FigUser | FigSys
 		r.Values[sngReal.Name], r.Values[sngUsr.Name], r.Values[sngSys.Name] = x[1], x[2], x[3]
 		r.Values[sngBogoRate.Name], r.Values[sngBogoCPU.Name] = x[4], x[5]
 		if len(f) > 6 {
@@ -208,6 +209,7 @@ func readStressNG(in *input, s *Set) error {
 		}
 		if len(f) > 7 {
 			r.MaxRSSKiB = int64(x[7])
+			r.Lacks &^= FigMaxRSS
 		}
 		got[run] = true
 	}

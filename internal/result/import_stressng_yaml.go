@@ -182,6 +182,7 @@ func readStressNGYAML(in *input, s *Set) error {
 					continue
 				case "max-rss":
 					r.MaxRSSKiB = int64(v)
+					r.Lacks &^= FigMaxRSS
 					continue
 				case "cpu-usage-per-instance":
 					r.Info["cpu_used_pct"] = val
@@ -201,10 +202,13 @@ func readStressNGYAML(in *input, s *Set) error {
 				switch met.Name {
 				case sngReal.Name:
 					r.WallSec = v
+					r.Lacks &^= FigWall
 				case sngUsr.Name:
 					r.UserSec = v
+					r.Lacks &^= FigUser
 				case sngSys.Name:
 					r.SysSec = v
+					r.Lacks &^= FigSys
 				}
 			}
 		}

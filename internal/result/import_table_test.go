@@ -45,6 +45,10 @@ func TestImportTableSeed002(t *testing.T) {
 		if l == nil || l.Unit != "ms" || l.Mean != sd.run1[0] || l.Min != sd.run1[1] || l.Max != sd.run1[2] || l.Count != 0 {
 			t.Errorf("%s: latency %+v", sd.file, l)
 		}
+		// A table has none of a run's own figures, nor percentiles.
+		if r.Lacks != FigAll || l != nil && (l.P50 != 0 || l.P99 != 0) {
+			t.Errorf("%s: run 1 lacks %07b, latency %+v; want every figure lacking", sd.file, r.Lacks, l)
+		}
 		if b.Runs[9].Info["run"] != "10" {
 			t.Errorf("%s: last run %v", sd.file, b.Runs[9].Info)
 		}

@@ -98,8 +98,18 @@ func validSet(path string, s *Set) error {
 	if err != nil {
 		return fmt.Errorf("%s: encode: %v", path, err)
 	}
-	if _, err := Decode(path, data); err != nil {
+	back, err := Decode(path, data)
+	if err != nil {
 		return fmt.Errorf("%s: decode what was encoded: %v", path, err)
+	}
+	// A figure the tool did not print stays absent through JSON, and one
+	// it printed stays there.
+	for i, b := range s.Benchmarks {
+		for k, r := range b.Runs {
+			if got := back.Benchmarks[i].Runs[k].Lacks; got != r.Lacks {
+				return fmt.Errorf("%s: %s: run %d lacks %07b, read back as lacking %07b", path, b.Key(), k, r.Lacks, got)
+			}
+		}
 	}
 	return nil
 }

@@ -85,5 +85,33 @@ func Decode(name string, data []byte) (*Set, error) {
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	if strings.HasPrefix(s.Tool, "import ") {
+		oldImport(&s)
+	}
 	return &s, nil
+}
+
+// oldImport reads the runs of an import written before a run could lack a
+// figure, when every figure was written and those the tool never printed
+// were 0. Such a run has context-switch keys, which no importer ever had;
+// they, the exit code, a zero RSS and a zero wall time are taken as
+// lacking, and user and sys times too when all three times are 0.
+func oldImport(s *Set) {
+	for _, b := range s.Benchmarks {
+		for _, r := range b.Runs {
+			if !r.Has(FigCtxSw) {
+				continue
+			}
+			r.Lacks |= FigExitCode | FigCtxSw
+			if r.MaxRSSKiB == 0 {
+				r.Lacks |= FigMaxRSS
+			}
+			if r.WallSec == 0 {
+				r.Lacks |= FigWall
+				if r.UserSec == 0 && r.SysSec == 0 {
+					r.Lacks |= FigUser | FigSys
+				}
+			}
+		}
+	}
 }

@@ -4,6 +4,7 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -150,13 +151,19 @@ type Run struct {
 	// ExitCode is the child's exit status, or -1 when a signal ended it.
 	ExitCode int    `json:"exit_code"`
 	Signal   string `json:"signal,omitempty"`
-	// Resource usage of the child and its reaped descendants, from wait4.
+	// Resource usage of the child and its reaped descendants, from wait4,
+	// and the wall time from its start to its exit.
 	WallSec    float64 `json:"wall_s"`
 	UserSec    float64 `json:"user_s"`
 	SysSec     float64 `json:"sys_s"`
 	VolCtxSw   int64   `json:"voluntary_ctxsw"`
 	InvolCtxSw int64   `json:"involuntary_ctxsw"`
 	MaxRSSKiB  int64   `json:"maxrss_kib"`
+	// Lacks holds the figures above that the run does not have: an import
+	// has only what its tool printed (a pasted table, none of them). A
+	// lacking figure is 0 here, absent from JSON, and never shown; a run
+	// that kdelta measured lacks none.
+	Lacks Figures `json:"-"`
 	// Values holds the workload's metrics by name.
 	Values map[string]float64 `json:"values,omitempty"`
 	// Ops is the number of operations the run performed, for per-operation
@@ -173,6 +180,120 @@ type Run struct {
 	// Monitors are system files read before and after the run (or over a
 	// window inside it), as deltas.
 	Monitors []Monitor `json:"monitors,omitempty"`
+}
+
+// Figures is a set of the figures of a run that a source may not give,
+// for Run.Lacks.
+type Figures uint8
+
+// The figures a run may lack; figureKeys holds their JSON keys.
+const (
+	FigExitCode Figures = 1 << iota
+	FigWall
+	FigUser
+	FigSys
+	FigVolCtxSw
+	FigInvolCtxSw
+	FigMaxRSS
+
+	// FigAll is every figure: what a run read from another tool's output
+	// starts out lacking.
+	FigAll = FigExitCode | FigWall | FigUser | FigSys | FigVolCtxSw | FigInvolCtxSw | FigMaxRSS
+	// FigCtxSw is both context-switch figures.
+	FigCtxSw = FigVolCtxSw | FigInvolCtxSw
+)
+
+// figureKeys are the JSON keys of the figures, in the order of the bits.
+var figureKeys = []string{"exit_code", "wall_s", "user_s", "sys_s", "voluntary_ctxsw", "involuntary_ctxsw", "maxrss_kib"}
+
+// Has tells whether r has every figure of f.
+func (r *Run) Has(f Figures) bool { return r.Lacks&f == 0 }
+
+// MarshalJSON leaves out the figures the run lacks, so that a figure no
+// one measured is never read as 0.
+func (r Run) MarshalJSON() ([]byte, error) {
+	type plain Run
+	data, err := json.Marshal(plain(r))
+	if err != nil || r.Lacks == 0 {
+		return data, err
+	}
+	drop := map[string]bool{}
+	for i, k := range figureKeys {
+		if r.Lacks&(1<<i) != 0 {
+			drop[k] = true
+		}
+	}
+	// Drop the keys from the encoded object, keeping the order of the
+	// others.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		if drop[key.(string)] {
+			continue
+		}
+		if b.Len() > 1 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a run, taking a figure whose key is absent as one
+// the run lacks.
+func (r *Run) UnmarshalJSON(data []byte) error {
+	type plain Run
+	// The outer fields take their keys from the embedded run's, so each
+	// figure's presence is seen in one pass.
+	v := struct {
+		*plain
+		ExitCode   *int     `json:"exit_code"`
+		WallSec    *float64 `json:"wall_s"`
+		UserSec    *float64 `json:"user_s"`
+		SysSec     *float64 `json:"sys_s"`
+		VolCtxSw   *int64   `json:"voluntary_ctxsw"`
+		InvolCtxSw *int64   `json:"involuntary_ctxsw"`
+		MaxRSSKiB  *int64   `json:"maxrss_kib"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	r.Lacks = 0
+	figure(r, FigExitCode, v.ExitCode, &r.ExitCode)
+	figure(r, FigWall, v.WallSec, &r.WallSec)
+	figure(r, FigUser, v.UserSec, &r.UserSec)
+	figure(r, FigSys, v.SysSec, &r.SysSec)
+	figure(r, FigVolCtxSw, v.VolCtxSw, &r.VolCtxSw)
+	figure(r, FigInvolCtxSw, v.InvolCtxSw, &r.InvolCtxSw)
+	figure(r, FigMaxRSS, v.MaxRSSKiB, &r.MaxRSSKiB)
+	return nil
+}
+
+// figure sets *into to what was read, or to 0 and marks f lacking when
+// nothing was.
+func figure[T int | int64 | float64](r *Run, f Figures, read, into *T) {
+	if read == nil {
+		r.Lacks |= f
+		*into = 0
+		return
+	}
+	*into = *read
 }
 
 // A Counter is one perf event's count over a run.
@@ -231,15 +352,17 @@ type Monitor struct {
 func (r *Run) Measured() bool { return r.Status == StatusOK && !r.Warmup }
 
 // Latency summarises the operations inside one run. Raw keeps every value
-// when there are at most MaxRaw of them.
+// when there are at most MaxRaw of them. Count and the percentiles are 0,
+// and absent from JSON, when the source did not give them (a pasted table
+// of mean, min and max); a measured percentile of operations is never 0.
 type Latency struct {
 	Unit  string    `json:"unit"`
-	Count int       `json:"count"`
+	Count int       `json:"count,omitempty"`
 	Mean  float64   `json:"mean"`
 	Min   float64   `json:"min"`
-	P50   float64   `json:"p50"`
-	P90   float64   `json:"p90"`
-	P99   float64   `json:"p99"`
+	P50   float64   `json:"p50,omitempty"`
+	P90   float64   `json:"p90,omitempty"`
+	P99   float64   `json:"p99,omitempty"`
 	Max   float64   `json:"max"`
 	Raw   []float64 `json:"raw,omitempty"`
 }
