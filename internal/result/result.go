@@ -40,6 +40,16 @@ const (
 	Higher Better = "higher"
 )
 
+// Worse reports whether a relative change of the metric (B/A − 1) is for
+// the worse. It is the one place a direction turns into good or bad: an
+// empty Better means Lower, as for every time, everywhere.
+func (m Metric) Worse(change float64) bool {
+	if m.Better == Higher {
+		return change < 0
+	}
+	return change > 0
+}
+
 // A Metric is what a benchmark reports per run.
 type Metric struct {
 	Name   string `json:"name"`

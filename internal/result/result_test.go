@@ -78,3 +78,28 @@ func TestDecodeOldImport(t *testing.T) {
 		t.Errorf("a new table import lacks %07b, want every figure", r.Lacks)
 	}
 }
+
+// TestMetricWorse drives the one direction rule with the case that used to
+// disagree: an empty Better was lower-is-better in compare and job, and
+// higher-is-better in the store's history.
+func TestMetricWorse(t *testing.T) {
+	for _, tt := range []struct {
+		better Better
+		change float64
+		worse  bool
+	}{
+		{Lower, +0.1, true},
+		{Lower, -0.1, false},
+		{Higher, +0.1, false},
+		{Higher, -0.1, true},
+		{"", +0.1, true},
+		{"", -0.1, false},
+		{Lower, 0, false},
+		{Higher, 0, false},
+		{"", 0, false},
+	} {
+		if got := (Metric{Name: "m", Better: tt.better}).Worse(tt.change); got != tt.worse {
+			t.Errorf("better %q, change %+.2f: worse %v, want %v", tt.better, tt.change, got, tt.worse)
+		}
+	}
+}
