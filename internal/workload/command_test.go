@@ -263,7 +263,7 @@ func TestCommandFailures(t *testing.T) {
 		{"exit 3 through the shell", `command:cmd='exit 3',shell=true`, []string{"/bin/sh: exit status 3"}, ""},
 		{"killed", `command:cmd='kill -9 $$',shell=true`, []string{"signal: killed"}, ""},
 		{"not found", "command:cmd=kdelta-no-such-command-here", []string{`"kdelta-no-such-command-here" not found`}, ""},
-		{"parser finds nothing", "command:cmd='echo hello',parse=perf-bench", []string{"parse=perf-bench", "no \"Total time", "hello"}, "hello"},
+		{"parser finds nothing", "command:cmd='echo hello',parse=perf-bench", []string{"parse=perf-bench", "expected \"# Running 'SUITE/BENCH' benchmark:\" (perf bench output)", "hello"}, "hello"},
 		{"regex matches nothing", "command:cmd='echo hello',regex='x=(\\d+)'", []string{"matches nothing", "hello"}, "hello"},
 		{"regex captures text", "command:cmd='echo x=abc',regex='x=(\\w+)'", []string{`captured "abc", not a number`}, ""},
 	} {

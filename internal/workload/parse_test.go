@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kdelta/kdelta/internal/result"
 )
 
 // captured returns a tool's captured stdout followed by its stderr, as the
@@ -58,22 +60,22 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, parser, text, want string
 	}{
-		{"perf simple format", "perf-bench", "0.013\n", "no \"Total time"},
-		{"perf two benchmarks", "perf-bench", "Total time: 0.1 [sec]\nTotal time: 0.2 [sec]\n", "line 2: a second time"},
-		{"perf bad number", "perf-bench", "     Total time: 1.2.3 [sec]\n", "line 1: time \"1.2.3\""},
-		{"perf NaN", "perf-bench", "Total time: NaN [sec]\n", "not a finite"},
-		{"perf negative", "perf-bench", "Total time: -1 [sec]\n", "not a finite"},
-		{"hackbench nothing", "hackbench", "Running in process mode\n", "no \"Time: S\""},
-		{"hackbench twice", "hackbench", "Time: 1\nTime: 2\n", "line 2: a second Time"},
+		{"perf two benchmarks", "perf-bench", "# Running 'sched/messaging' benchmark:\nTotal time: 0.1 [sec]\n# Running 'sched/messaging' benchmark:\nTotal time: 0.2 [sec]\n", "2 runs of perf-bench-sched-messaging"},
+		{"perf figures before the header", "perf-bench", "Total time: 0.1 [sec]\n", "output:1: expected \"# Running 'SUITE/BENCH' benchmark:\" before the figures"},
+		{"perf bad number", "perf-bench", "# Running 'sched/messaging' benchmark:\n     Total time: 1.2.3 [sec]\n", "expected 'Total time: S [sec]' in the 'sched/messaging' run of line 1"},
+		{"perf NaN", "perf-bench", "# Running 'sched/messaging' benchmark:\nTotal time: NaN [sec]\n", "expected 'Total time: S [sec]'"},
+		{"perf negative", "perf-bench", "# Running 'sched/messaging' benchmark:\nTotal time: -1 [sec]\n", "time -1 is not a finite, non-negative number"},
+		{"hackbench nothing", "hackbench", "Running in process mode\n", "expected hackbench output"},
+		{"hackbench twice", "hackbench", "Time: 1\nTime: 2\n", "2 runs of hackbench in one run's output"},
 		{"stress-ng without --metrics", "stress-ng",
 			"stress-ng: info:  [1] dispatching hogs: 1 kill\nstress-ng: info:  [1] successful run completed in 0.05s\n",
-			"no metrics table"},
+			"expected stress-ng --metrics output"},
 		{"stress-ng two stressors", "stress-ng", strings.Join([]string{
 			"stress-ng: metrc: [9] stressor       bogo ops real time  usr time  sys time   bogo ops/s     bogo ops/s",
 			"stress-ng: metrc: [9]                           (secs)    (secs)    (secs)   (real time) (usr+sys time)",
 			"stress-ng: metrc: [9] kill               2000      0.05      0.01      0.02     41890.26       70633.94",
 			"stress-ng: metrc: [9] cpu                 300      0.05      0.05      0.00      6000.00        6000.00",
-		}, "\n"), "line 4: a second stressor \"cpu\""},
+		}, "\n"), "2 benchmarks in one run's output (stress-ng-cpu; stress-ng-kill)"},
 	} {
 		_, err := outputParsers[tc.parser].parse(tc.text)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -156,3 +158,41 @@ func fuzzParser(f *testing.F, name string) {
 func FuzzParsePerfBench(f *testing.F) { fuzzParser(f, "perf-bench") }
 func FuzzParseStressNG(f *testing.F)  { fuzzParser(f, "stress-ng") }
 func FuzzParseHackbench(f *testing.F) { fuzzParser(f, "hackbench") }
+
+// TestParseAgreesWithImport checks the reason the parsers read through the
+// importers: parse= of a tool's captured output and kdelta import of the
+// same text give the same figures, renamed only.
+func TestParseAgreesWithImport(t *testing.T) {
+	for _, tc := range []struct {
+		file, parser string
+		names        map[string]string // importer's name -> parse='s
+	}{
+		{"perf-bench-sched-pipe", "perf-bench", map[string]string{"time": "time", "usecs/op": "usecs/op", "ops/s": "ops/sec"}},
+		{"perf-bench-sched-messaging", "perf-bench", map[string]string{"time": "time"}},
+		{"stress-ng-kill", "stress-ng", map[string]string{"bogo-ops/s": "bogo-ops/s", "kill-calls/s": "kill-calls/s"}},
+		{"hackbench", "hackbench", map[string]string{"time": "time"}},
+	} {
+		text := captured(t, tc.file)
+		got, err := outputParsers[tc.parser].parse(text)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		s, err := result.Import(tc.file, []byte(text), tc.parser)
+		if err != nil {
+			t.Fatalf("%s: import: %v", tc.file, err)
+		}
+		imported := s.Benchmarks[0].Runs[0].Values
+		for from, to := range tc.names {
+			if got[to] != imported[from] {
+				t.Errorf("%s: parse= %s = %v, import %s = %v", tc.file, to, got[to], from, imported[from])
+			}
+		}
+	}
+	// perf bench -f simple prints the total time alone: the importer reads
+	// it (with a warning that the benchmark is not named), and so does
+	// parse=.
+	got, err := ParsePerfBench("0.013\n")
+	if err != nil || got["time"] != 0.013 {
+		t.Errorf("perf bench -f simple: %v, %v; want time 0.013", got, err)
+	}
+}
