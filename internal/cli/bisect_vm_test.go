@@ -80,13 +80,19 @@ func TestBisectRunVM(t *testing.T) {
 	// The good and bad result sets: measured once each, in guests booted
 	// as commit 1 and the last commit are. Under TCG the expedited latency
 	// swings by several times from boot to boot, so a step is placed
-	// between good and bad (--bad) rather than against a noise band.
+	// between good and bad (--bad) rather than against a noise band. On a
+	// busy host one run in five can take 70 times the others (a vCPU
+	// thread descheduled): with five runs a side, the interval's bound is
+	// the third smallest of 25 pairwise ratios, which one such run in the
+	// reference reaches, and the step straddles the midpoint. Ten runs in
+	// each reference, and up to ten in a step (a second boot), keep one
+	// stray run from deciding.
 	work := "rcu:calls=10"
 	measure := func(name, appendArgs string) string {
 		t.Helper()
 		out := filepath.Join(dir, name)
 		cmd := exec.Command(bin, "vm", "--kernel", kernel, "--append", appendArgs,
-			"-o", out, "--", "run", work, "-r", "5")
+			"-o", out, "--", "run", work, "-r", "10")
 		cmd.Env = env
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("kdelta vm (%s): %v\n%s", name, err, b)
@@ -101,7 +107,7 @@ func TestBisectRunVM(t *testing.T) {
 	bad := measure("bad", "")
 	script := filepath.Join(dir, "step.sh")
 	os.WriteFile(script, []byte("#!/bin/sh\nexec "+bin+" bisect-run --vm "+kernel+` --append "$(cat append)" --good `+good+" --bad "+bad+
-		" --workload "+work+" -r 5 --max-runs 5 --warmup 0 --metric p50 --threshold 50% --no-store\n"), 0o755)
+		" --workload "+work+" -r 5 --max-runs 10 --warmup 0 --metric p50 --threshold 50% --no-store\n"), 0o755)
 
 	git("bisect", "start", revs[commits-1], revs[0])
 	run := exec.Command("git", "bisect", "run", script)
