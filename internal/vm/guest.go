@@ -132,13 +132,15 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 		return nil, fmt.Errorf("/%s: %w", guestJob, err)
 	}
 	workload.SetPerfVersion(j.PerfVersion)
-	specs, err := j.specs()
-	if err != nil {
-		return nil, err
-	}
+	// Modules first: a parameter resolved from the kernel (bridge's
+	// vlan_filtering=auto probes a bridge) must see bridge.ko loaded.
 	loadErrs := loadGuestModules("/")
 	for _, e := range loadErrs {
 		fmt.Fprintf(con, "kdelta guest: module %s\n", e)
+	}
+	specs, err := j.specs()
+	if err != nil {
+		return nil, err
 	}
 	t0 := time.Now()
 	env := runner.Fingerprint(j.Version)
