@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kdelta/kdelta/internal/history"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/store"
 )
@@ -245,7 +246,7 @@ func storedValues(infos []store.Info, labels []store.Label) string {
 			fmt.Fprintf(&b, "; no stored set has the label %s (%s)", l.Name, storedLabels(infos))
 			continue
 		}
-		sort.Slice(vals, func(i, j int) bool { return store.CompareKernelVersions(vals[i], vals[j]) < 0 })
+		sort.Slice(vals, func(i, j int) bool { return history.CompareKernelVersions(vals[i], vals[j]) < 0 })
 		more := ""
 		if len(vals) > most {
 			more = fmt.Sprintf(" and %d more", len(vals)-most)

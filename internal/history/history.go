@@ -1,4 +1,8 @@
-package store
+// Package history makes series of one metric across kernel builds (the
+// values of a label) or across time, from the samples the store returns,
+// and finds their change points. The store only answers the query; the
+// summaries, the order of the points and the change points are made here.
+package history
 
 import (
 	"context"
@@ -11,15 +15,16 @@ import (
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/store"
 )
 
 // ByTime makes a history with one point per result set, in time order,
 // instead of one per value of a label.
 const ByTime = "time"
 
-// A HistoryQuery asks for the series of one metric of one workload across
-// the values of a label (kernel builds), or across time.
-type HistoryQuery struct {
+// A Query asks for the series of one metric of one workload across the
+// values of a label (kernel builds), or across time.
+type Query struct {
 	// By is the label whose values are the points of the series, or
 	// ByTime.
 	By       string
@@ -29,7 +34,7 @@ type HistoryQuery struct {
 	// Metric is the metric's name; empty takes the workload's first.
 	Metric string
 	// Labels keeps the sets that carry all of them.
-	Labels []Label
+	Labels []store.Label
 	// ChangePoints are the options of the change-point detection.
 	ChangePoints stats.ChangePointOptions
 }
@@ -68,21 +73,32 @@ type Point struct {
 // Key names the series' benchmark as result.Benchmark.Key does.
 func (s *Series) Key() string { return s.Workload + ":" + result.FormatParams(s.Params) }
 
-// History builds the series that q asks for, one per distinct benchmark
-// (parameters) of the workload, ordered by their parameters. Points by a
-// label are ordered by CompareKernelVersions, which also orders plain
-// names naturally; points by time are ordered by the sets' creation.
-func History(ctx context.Context, st Store, q HistoryQuery) ([]*Series, error) {
+// A Source answers the query a history is made of; a store.Store is one.
+type Source interface {
+	Samples(ctx context.Context, q store.SampleQuery) ([]store.Sample, error)
+}
+
+// Load builds the series that q asks for from the samples src returns,
+// one per distinct benchmark (parameters) of the workload, ordered by
+// their parameters. Points by a label are ordered by
+// CompareKernelVersions, which also orders plain names naturally; points
+// by time are ordered by the sets' creation.
+func Load(ctx context.Context, src Source, q Query) ([]*Series, error) {
 	if q.By == "" {
 		return nil, fmt.Errorf("history: no label to order by (a label such as kernel, or %q)", ByTime)
 	}
 	if err := q.ChangePoints.Validate(); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	samples, err := st.Samples(ctx, SampleQuery{Workload: q.Workload, Params: q.Params, Metric: q.Metric, Labels: q.Labels})
+	samples, err := src.Samples(ctx, store.SampleQuery{Workload: q.Workload, Params: q.Params, Metric: q.Metric, Labels: q.Labels})
 	if err != nil {
 		return nil, err
 	}
+	return build(samples, q)
+}
+
+// build makes the series of q from samples, which come oldest first.
+func build(samples []store.Sample, q Query) ([]*Series, error) {
 	// The primary metric must be the same across sets to make a series.
 	if q.Metric == "" {
 		names := map[string]bool{}
@@ -164,11 +180,21 @@ func History(ctx context.Context, st Store, q HistoryQuery) ([]*Series, error) {
 	return out, nil
 }
 
-// Regressed tells whether a relative change is for the worse, given the
-// metric's direction.
-func Regressed(m result.Metric, change float64) bool {
-	if m.Better == result.Lower {
-		return change > 0
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	return change < 0
+	sort.Strings(keys)
+	return keys
+}
+
+// StepVerdict says whether the change point cp is an improvement or a
+// regression of the series' metric, by result.Metric.Worse, the one
+// direction rule.
+func (s *Series) StepVerdict(cp stats.ChangePoint) stats.Verdict {
+	if s.Metric.Worse(cp.Change) {
+		return stats.Regressed
+	}
+	return stats.Improved
 }

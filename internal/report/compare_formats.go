@@ -118,13 +118,10 @@ func compareCSV(w io.Writer, r *compare.Result) error {
 type jnum float64
 
 func (x jnum) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
+	if s := dataNum(float64(x)); s != "" {
+		return []byte(s), nil
 	}
-	// Twelve significant digits: the last bits differ between
-	// architectures (ppc64le fuses multiply-adds), the figures do not.
-	return []byte(strconv.FormatFloat(f, 'g', 12, 64)), nil
+	return []byte("null"), nil
 }
 
 func compareJSON(w io.Writer, r *compare.Result) error {
