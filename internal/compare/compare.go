@@ -215,18 +215,75 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 	return r, nil
 }
 
-// match finds b's counterpart in set: the benchmark with the same workload
-// and parameters or, when each set holds a single benchmark, that one.
-func match(b *result.Benchmark, from, set *result.Set) *result.Benchmark {
-	for _, o := range set.Benchmarks {
+// A Pairing says how far Pair may look beyond a benchmark of the same
+// workload and parameters. The zero Pairing is kdelta compare's, where
+// every set is a peer of the baseline.
+type Pairing struct {
+	// AnyParams pairs a benchmark with the only one of its workload in
+	// the other set whatever their parameters, as a benchmark measured
+	// now is judged against a reference (bisect-run). Without it, a
+	// workload's parameters may differ only when each set holds that one
+	// benchmark.
+	AnyParams bool
+	// Foreign, when set, tells the workloads that are none of kdelta's
+	// (imported from another tool): a single benchmark then pairs with
+	// the single benchmark of the other set when that one is foreign, an
+	// imported stress-ng result against a command workload that runs
+	// stress-ng.
+	Foreign func(workload string) bool
+}
+
+// Pair finds the counterpart among in of b, one of n benchmarks of its
+// set: the benchmark with the same workload and parameters; else the only
+// one of b's workload (under p.AnyParams, or when both sets hold one
+// benchmark each); else, under p.Foreign, when both hold one benchmark
+// each and in's is foreign, that one. It is the one pairing rule of kdelta:
+// compare, bisect-run and the sweeps pair through it. The note says which
+// fallback matched, for callers that tell the user; it is "" for a match
+// by workload and parameters, and the benchmark nil when nothing matches.
+func Pair(b *result.Benchmark, n int, in []*result.Benchmark, p Pairing) (*result.Benchmark, string) {
+	var same []*result.Benchmark
+	for _, o := range in {
 		if o.Key() == b.Key() {
-			return o
+			return o, ""
+		}
+		if o.Workload == b.Workload {
+			same = append(same, o)
 		}
 	}
-	if len(from.Benchmarks) == 1 && len(set.Benchmarks) == 1 && set.Benchmarks[0].Workload == b.Workload {
-		return set.Benchmarks[0]
+	single := n == 1 && len(in) == 1
+	switch {
+	case len(same) == 1 && (p.AnyParams || single):
+		return same[0], fmt.Sprintf("%s compared with %s (parameters differ)", b.Key(), same[0].Key())
+	case len(same) == 0 && single && p.Foreign != nil && p.Foreign(in[0].Workload):
+		return in[0], fmt.Sprintf("%s compared with %s, the only benchmark of the reference", b.Key(), in[0].Key())
 	}
-	return nil
+	return nil, ""
+}
+
+// match is Pair under kdelta compare's Pairing, from set from to set.
+func match(b *result.Benchmark, from, set *result.Set) *result.Benchmark {
+	o, _ := Pair(b, len(from.Benchmarks), set.Benchmarks, Pairing{})
+	return o
+}
+
+// Metric compares the metric named name of b with that of base, the
+// baseline, as kdelta compare compares one row of two sets: under base's
+// definition of the metric (its direction), from the runs' values or,
+// when a side holds only a summary, with Welch's t from the summaries.
+// Warnings call base A and b B. It fails when base does not define the
+// metric or a side has neither values nor a summary of it.
+func Metric(base, b *result.Benchmark, name string, opt Options) (stats.Comparison, error) {
+	for _, m := range base.Metrics {
+		if m.Name != name {
+			continue
+		}
+		if row, ok := compareMetric([]*result.Benchmark{base, b}, m, opt); ok {
+			return row.Vs[0], nil
+		}
+		break
+	}
+	return stats.Comparison{}, fmt.Errorf("no values of %s on both sides", name)
 }
 
 func side(b *result.Benchmark, metric string) (Side, bool) {
@@ -261,10 +318,7 @@ func compareMetric(all []*result.Benchmark, m result.Metric, opt Options) (Row, 
 		row.FromSummaries = row.FromSummaries || s.FromSummary
 	}
 	so := opt.Stats
-	so.Better = string(m.Better)
-	if so.Better == "" {
-		so.Better = stats.LowerIsBetter
-	}
+	so.Better = m.Better
 	a := row.Sides[0]
 	for i, b := range row.Sides[1:] {
 		// Warnings name the sample they are about by the set's letter.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
@@ -33,22 +34,20 @@ func groups(cells []Cell) [][]int {
 	return out
 }
 
-// compareFirst compares benchmark bi's first metric between two sets.
+// compareFirst compares benchmark bi of a with its counterpart in b on
+// a's first metric, as kdelta compare pairs and compares them.
 func compareFirst(a, b *result.Set, bi int, so stats.Options) (stats.Comparison, result.Metric, bool) {
-	ba, bb := a.Benchmarks[bi], b.Benchmarks[bi]
-	if len(ba.Metrics) == 0 || ba.Skipped != "" || bb.Skipped != "" {
+	ba := a.Benchmarks[bi]
+	if len(ba.Metrics) == 0 || ba.Skipped != "" {
 		return stats.Comparison{}, result.Metric{}, false
 	}
 	m := ba.Metrics[0]
-	va, vb := ba.Values(m.Name), bb.Values(m.Name)
-	if len(va) == 0 || len(vb) == 0 {
+	bb, _ := compare.Pair(ba, len(a.Benchmarks), b.Benchmarks, compare.Pairing{})
+	if bb == nil || bb.Skipped != "" {
 		return stats.Comparison{}, m, false
 	}
-	so.Better = string(m.Better)
-	if so.Better == "" {
-		so.Better = stats.LowerIsBetter
-	}
-	return stats.Compare(va, vb, so), m, true
+	c, err := compare.Metric(ba, bb, m.Name, compare.Options{Stats: so})
+	return c, m, err == nil
 }
 
 // A Verdict is one variant against the first at its knob point, on one

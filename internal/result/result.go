@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
@@ -31,24 +32,22 @@ type Set struct {
 	Complete bool `json:"complete"`
 }
 
-// Better says which direction of a metric is an improvement.
-type Better string
+// Better says which direction of a metric is an improvement. It is
+// stats.Better, so that the statistics and the model have one word for a
+// direction and one rule for it.
+type Better = stats.Better
 
 // The two directions.
 const (
-	Lower  Better = "lower"
-	Higher Better = "higher"
+	Lower  = stats.Lower
+	Higher = stats.Higher
 )
 
 // Worse reports whether a relative change of the metric (B/A − 1) is for
-// the worse. It is the one place a direction turns into good or bad: an
-// empty Better means Lower, as for every time, everywhere.
-func (m Metric) Worse(change float64) bool {
-	if m.Better == Higher {
-		return change < 0
-	}
-	return change > 0
-}
+// the worse. It is the one place a direction turns into good or bad
+// (stats.Better.Worse, which the verdict uses): an empty Better means
+// Lower, as for every time, everywhere.
+func (m Metric) Worse(change float64) bool { return m.Better.Worse(change) }
 
 // A Metric is what a benchmark reports per run.
 type Metric struct {

@@ -13,11 +13,26 @@ const (
 	TestWelch       = "welch"
 )
 
-// The directions of a metric.
+// Better says which direction of a metric is an improvement. It is the
+// one word for a direction in kdelta: result.Better is this type.
+type Better string
+
+// The two directions. The zero Better means Lower, as for every time.
 const (
-	LowerIsBetter  = "lower"
-	HigherIsBetter = "higher"
+	Lower  Better = "lower"
+	Higher Better = "higher"
 )
+
+// Worse reports whether a relative change of a metric (B/A − 1) in
+// direction b is for the worse. It is the one place a direction turns
+// into good or bad (result.Metric.Worse is this rule on a metric): an
+// empty Better means Lower, everywhere.
+func (b Better) Worse(change float64) bool {
+	if b == Higher {
+		return change < 0
+	}
+	return change > 0
+}
 
 // A Verdict is what a comparison concludes.
 type Verdict string
@@ -49,9 +64,8 @@ type Options struct {
 	Threshold float64
 	// Test is TestMannWhitney (the default) or TestWelch.
 	Test string
-	// Better is LowerIsBetter (the default, for times) or HigherIsBetter
-	// (for rates).
-	Better string
+	// Better is Lower (the default, for times) or Higher (for rates).
+	Better Better
 	// Names are what warnings call the two samples, baseline first: the
 	// sets' letters of a comparison of several ("A" and "C" for the third
 	// set against the first). Empty names are "A" and "B".
@@ -60,7 +74,7 @@ type Options struct {
 
 // DefaultOptions returns the options Compare uses for zero fields.
 func DefaultOptions() Options {
-	return Options{Alpha: 0.05, Threshold: 0.01, Test: TestMannWhitney, Better: LowerIsBetter, Names: [2]string{"A", "B"}}
+	return Options{Alpha: 0.05, Threshold: 0.01, Test: TestMannWhitney, Better: Lower, Names: [2]string{"A", "B"}}
 }
 
 // Validate reports every option that is out of range, naming it and its
@@ -79,9 +93,9 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("test %q is not %q or %q", o.Test, TestMannWhitney, TestWelch))
 	}
 	switch o.Better {
-	case "", LowerIsBetter, HigherIsBetter:
+	case "", Lower, Higher:
 	default:
-		errs = append(errs, fmt.Errorf("better %q is not %q or %q", o.Better, LowerIsBetter, HigherIsBetter))
+		errs = append(errs, fmt.Errorf("better %q is not %q or %q", o.Better, Lower, Higher))
 	}
 	return errors.Join(errs...)
 }
@@ -103,7 +117,7 @@ func (o Options) withDefaults() (Options, []string) {
 	if o.Test != TestWelch {
 		o.Test = d.Test
 	}
-	if o.Better != HigherIsBetter {
+	if o.Better != Higher {
 		o.Better = d.Better
 	}
 	for i, n := range o.Names {
@@ -194,9 +208,7 @@ func Compare(a, b []float64, opt Options) Comparison {
 		// No spread and no difference: the interval is the point 0,
 		// with no need to divide by a spread.
 		c.CI = [2]float64{0, 0}
-		if reachable {
-			c.Verdict = NoChange
-		} else {
+		if c.Verdict = Decide(c.P, c.CI, reachable, opt); c.Verdict == Inconclusive {
 			c.NeedRuns = nMin
 		}
 		return c
@@ -232,24 +244,38 @@ func Compare(a, b []float64, opt Options) Comparison {
 // decide sets the verdict from the p-value and the interval, or the runs
 // needed when neither settles it.
 func decide(c *Comparison, n1, n2, nMin int, reachable bool) {
-	opt := c.Options
-	thr := opt.Threshold
-	lo, hi := c.CI[0], c.CI[1]
-	switch {
-	case reachable && c.P < opt.Alpha && (lo > thr || hi < -thr):
-		worse := lo > thr // B's values are larger
-		if opt.Better == HigherIsBetter {
-			worse = !worse
-		}
-		c.Verdict = Improved
-		if worse {
-			c.Verdict = Regressed
-		}
-	case reachable && lo >= -thr && hi <= thr:
-		c.Verdict = NoChange
-	default:
+	if c.Verdict = Decide(c.P, c.CI, reachable, c.Options); c.Verdict == Inconclusive {
 		c.NeedRuns = needRuns(*c, n1, n2, nMin, reachable)
 	}
+}
+
+// Decide is the verdict rule, the one every comparison in kdelta comes
+// to: on a relative change whose 1−Alpha interval is ci and whose test
+// gave p, Improved or Regressed when the test can reach Alpha at these
+// sizes (reachable), p < Alpha and the whole interval lies beyond
+// ±Threshold on one side, which of the two from opt.Better (Better.Worse,
+// so an empty direction is Lower); NoChange when the test can reach Alpha
+// and the whole interval lies within ±Threshold; Inconclusive otherwise.
+// Zero options take their defaults.
+func Decide(p float64, ci [2]float64, reachable bool, opt Options) Verdict {
+	opt, _ = opt.withDefaults()
+	thr := opt.Threshold
+	lo, hi := ci[0], ci[1]
+	switch {
+	case reachable && p < opt.Alpha && (lo > thr || hi < -thr):
+		// The end that cleared the band has the sign of the change.
+		end := lo
+		if hi < -thr {
+			end = hi
+		}
+		if opt.Better.Worse(end) {
+			return Regressed
+		}
+		return Improved
+	case reachable && lo >= -thr && hi <= thr:
+		return NoChange
+	}
+	return Inconclusive
 }
 
 // CompareSummaries compares two samples known only by their summaries —

@@ -103,7 +103,7 @@ func TestCompareFalsePositives(t *testing.T) {
 func TestComparePower(t *testing.T) {
 	const trials, n = 1000, 10
 	for _, test := range []string{TestMannWhitney, TestWelch} {
-		for _, better := range []string{LowerIsBetter, HigherIsBetter} {
+		for _, better := range []Better{Lower, Higher} {
 			for gi, g := range generators {
 				if test == TestWelch && !g.continuous {
 					continue
@@ -124,7 +124,7 @@ func TestComparePower(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/%s/%s", test, better, g.name), func(t *testing.T) {
 					rng := rand.New(rand.NewPCG(200, uint64(gi)))
 					want := Regressed
-					if better == HigherIsBetter {
+					if better == Higher {
 						want = Improved
 					}
 					var hits int
@@ -250,7 +250,7 @@ func TestCompareCases(t *testing.T) {
 		{"constant equal, 10 runs", rep(10, 10), rep(10, 10), Options{}, NoChange, 0, ""},
 		{"constant different, 3 runs", rep(10, 3), rep(11, 3), Options{}, Inconclusive, 4, "can never reach"},
 		{"constant different, 10 runs", rep(10, 10), rep(11, 10), Options{}, Regressed, 0, ""},
-		{"constant faster, higher is better", rep(10, 10), rep(11, 10), Options{Better: HigherIsBetter}, Improved, 0, ""},
+		{"constant faster, higher is better", rep(10, 10), rep(11, 10), Options{Better: Higher}, Improved, 0, ""},
 		{"constant, change inside the band", rep(10, 10), rep(10.05, 10), Options{}, NoChange, 0, ""},
 		{"constant different, welch", rep(10, 5), rep(9, 5), Options{Test: TestWelch}, Improved, 0, ""},
 		{"empty a", nil, rep(1, 5), Options{}, Inconclusive, 4, "A: no runs"},
@@ -284,6 +284,73 @@ func TestCompareCases(t *testing.T) {
 	}
 }
 
+// TestDecide drives the one verdict rule. The empty direction is the case
+// that disagreed before: kdelta compare and the sweeps read it as lower is
+// better and store.Regressed as higher is better, so the same rise of a
+// metric without a direction was a regression in one and an improvement in
+// the other. Here it is lower is better, as for every time.
+func TestDecide(t *testing.T) {
+	const sig, notSig = 0.001, 0.5
+	rise := [2]float64{0.05, 0.15}   // wholly above the 1% band
+	drop := [2]float64{-0.15, -0.05} // wholly below it
+	tests := []struct {
+		name      string
+		p         float64
+		ci        [2]float64
+		reachable bool
+		better    Better
+		want      Verdict
+	}{
+		{"rise, no direction", sig, rise, true, "", Regressed},
+		{"rise, lower is better", sig, rise, true, Lower, Regressed},
+		{"rise, higher is better", sig, rise, true, Higher, Improved},
+		{"drop, no direction", sig, drop, true, "", Improved},
+		{"drop, lower is better", sig, drop, true, Lower, Improved},
+		{"drop, higher is better", sig, drop, true, Higher, Regressed},
+		{"drop to the log floor, higher is better", sig, [2]float64{-1, -0.5}, true, Higher, Regressed},
+		{"drop without a lower end, higher is better", sig, [2]float64{math.Inf(-1), -0.5}, true, Higher, Regressed},
+		{"rise without an upper end, no direction", sig, [2]float64{0.5, math.Inf(1)}, true, "", Regressed},
+		{"rise, not significant", notSig, rise, true, "", Inconclusive},
+		{"rise, test cannot reach alpha", sig, rise, false, "", Inconclusive},
+		{"inside the band", notSig, [2]float64{-0.005, 0.008}, true, "", NoChange},
+		{"on the band's edges", notSig, [2]float64{-0.01, 0.01}, true, Higher, NoChange},
+		{"inside the band, test cannot reach alpha", notSig, [2]float64{0, 0}, false, "", Inconclusive},
+		{"straddles the band", sig, [2]float64{0.005, 0.2}, true, "", Inconclusive},
+		{"straddles 0", sig, [2]float64{-0.2, 0.2}, true, Higher, Inconclusive},
+	}
+	for _, tt := range tests {
+		if got := Decide(tt.p, tt.ci, tt.reachable, Options{Better: tt.better}); got != tt.want {
+			t.Errorf("%s: Decide(p %v, CI %v, reachable %v, better %q) = %q, want %q", tt.name, tt.p, tt.ci, tt.reachable, tt.better, got, tt.want)
+		}
+	}
+	// Compare comes to the same verdicts on samples: a constant rise of
+	// 10% with no direction given is a regression.
+	a, b := []float64{10, 10, 10, 10, 10}, []float64{11, 11, 11, 11, 11}
+	if v := Compare(a, b, Options{}).Verdict; v != Regressed {
+		t.Errorf("a 10%% rise without a direction: %q, want regressed", v)
+	}
+	if v := Compare(a, b, Options{Better: Higher}).Verdict; v != Improved {
+		t.Errorf("a 10%% rise, higher is better: %q, want improved", v)
+	}
+}
+
+// TestBetterWorse checks the direction rule that Decide and result's
+// Metric.Worse share.
+func TestBetterWorse(t *testing.T) {
+	for _, tt := range []struct {
+		better Better
+		change float64
+		worse  bool
+	}{
+		{"", 0.1, true}, {"", -0.1, false}, {Lower, 0.1, true}, {Lower, -0.1, false},
+		{Higher, 0.1, false}, {Higher, -0.1, true}, {"", 0, false}, {Higher, 0, false},
+	} {
+		if got := tt.better.Worse(tt.change); got != tt.worse {
+			t.Errorf("Better(%q).Worse(%v) = %v, want %v", tt.better, tt.change, got, tt.worse)
+		}
+	}
+}
+
 func TestOptionsValidate(t *testing.T) {
 	tests := []struct {
 		opt     Options
@@ -291,7 +358,7 @@ func TestOptionsValidate(t *testing.T) {
 	}{
 		{Options{}, ""},
 		{DefaultOptions(), ""},
-		{Options{Alpha: 0.01, Threshold: 0.02, Test: TestWelch, Better: HigherIsBetter}, ""},
+		{Options{Alpha: 0.01, Threshold: 0.02, Test: TestWelch, Better: Higher}, ""},
 		{Options{Alpha: 1}, "alpha 1"},
 		{Options{Alpha: -0.1}, "alpha -0.1"},
 		{Options{Threshold: -0.01}, "threshold -0.01"},
@@ -343,7 +410,7 @@ func FuzzCompare(f *testing.F) {
 			opt.Test = TestWelch
 		}
 		if mode&8 != 0 {
-			opt.Better = HigherIsBetter
+			opt.Better = Higher
 		}
 		c := Compare(decode(ra), decode(rb), opt)
 		for _, v := range []float64{c.Change, c.P, c.Stat, c.A.Stddev, c.B.CV} {

@@ -25,7 +25,7 @@ const (
 // sampleWarnings returns the problems of one sample named name, given in run
 // order (xs), sorted, and summarised, for a metric whose better direction is
 // better.
-func sampleWarnings(name string, xs, sorted []float64, sum Summary, better string) []string {
+func sampleWarnings(name string, xs, sorted []float64, sum Summary, better Better) []string {
 	n := len(xs)
 	if n == 0 {
 		return []string{name + ": no runs"}
@@ -89,7 +89,7 @@ func outliers(xs, sorted []float64, med float64) []int {
 // warmupMissing reports whether the first run is worse than all the others
 // by more than warmupMargin of the median med of all runs, and by how much
 // (relative to med). It needs at least three runs.
-func warmupMissing(xs []float64, med float64, better string) (float64, bool) {
+func warmupMissing(xs []float64, med float64, better Better) (float64, bool) {
 	if len(xs) < 3 {
 		return 0, false
 	}
@@ -98,19 +98,16 @@ func warmupMissing(xs []float64, med float64, better string) (float64, bool) {
 	if med == 0 {
 		return 0, false
 	}
-	var by float64
-	if better == HigherIsBetter {
-		lowest := rest[0]
-		for _, x := range rest {
-			lowest = math.Min(lowest, x)
+	// The worst of the other runs, and how much worse the first is.
+	worst := rest[0]
+	for _, x := range rest {
+		if better.Worse(x - worst) {
+			worst = x
 		}
-		by = (lowest - xs[0]) / med
-	} else {
-		highest := rest[0]
-		for _, x := range rest {
-			highest = math.Max(highest, x)
-		}
-		by = (xs[0] - highest) / med
+	}
+	by := math.Abs(xs[0]-worst) / med
+	if !better.Worse(xs[0] - worst) {
+		by = -by
 	}
 	return by, by > warmupMargin
 }
