@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/kdelta/kdelta/internal/bisect"
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
@@ -26,13 +26,6 @@ import (
 
 // ExitSkip is bisect-run's "cannot tell": git bisect run skips the commit.
 const ExitSkip = 125
-
-// The decisions of bisect-run, also recorded as the label bisect=.
-const (
-	decGood = "good"
-	decBad  = "bad"
-	decSkip = "skip"
-)
 
 func newBisectRunCmd() *cobra.Command {
 	var (
@@ -113,12 +106,13 @@ so try the command by hand once before starting the bisection.`,
 					return fmt.Errorf("--bad: %w", err)
 				}
 			}
-			specs, err := bisectSpecs(specArgs, goodSet, good)
+			specs, err := bisect.Specs(specArgs, goodSet, good)
 			if err != nil {
 				return err
 			}
-			j := &bisectJudge{good: goodSet, bad: badSet, metric: metric, opt: compare.Options{Stats: so}}
-			if err := j.check(specs, good, bad); err != nil {
+			j := bisect.New(bisect.Options{Good: goodSet, Bad: badSet, GoodRef: good, BadRef: bad,
+				Metric: metric, Compare: compare.Options{Stats: so}})
+			if err := j.Check(specs); err != nil {
 				return err
 			}
 			opt, err := sessionOptions(cpus, fifo, warmup, repeat, timeout, output, labels)
@@ -145,8 +139,8 @@ so try the command by hand once before starting the bisection.`,
 				MaxRuns: maxRuns,
 				More: func(set *result.Set) []bool {
 					var more []bool
-					for _, e := range j.judge(set) {
-						more = append(more, e.decision == "")
+					for _, e := range j.Evidence(set) {
+						more = append(more, e.Decision == "")
 					}
 					return more
 				},
@@ -163,25 +157,25 @@ so try the command by hand once before starting the bisection.`,
 			if err != nil {
 				return err
 			}
-			evs := j.judge(set)
-			for _, w := range j.warnings {
+			evs := j.Evidence(set)
+			for _, w := range j.Warnings() {
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
 			}
-			decision, code := decSkip, ExitSkip
-			switch {
-			case anyDecision(evs, decBad):
-				decision, code = decBad, ExitBad
-			case !anyDecision(evs, ""):
-				decision, code = decGood, ExitOK
+			decision, code := bisect.Decision(evs), ExitSkip
+			switch decision {
+			case bisect.Bad:
+				code = ExitBad
+			case bisect.Good:
+				code = ExitOK
 			}
 			out := c.OutOrStdout()
 			set.Labels["bisect"] = decision
 			for _, e := range evs {
-				line := e.line(maxRuns)
+				line := e.Line(maxRuns)
 				fmt.Fprintf(out, "bisect-run: %s\n", line)
 				set.Warnings = append(set.Warnings, "bisect-run: "+line)
 			}
-			set.Warnings = append(set.Warnings, j.warnings...)
+			set.Warnings = append(set.Warnings, j.Warnings()...)
 			fmt.Fprintf(out, "bisect-run: %s (exit %d)\n", decision, code)
 			// The decision and its evidence reach the store and the file.
 			if err := rec.record(set); err != nil {
@@ -219,330 +213,49 @@ so try the command by hand once before starting the bisection.`,
 	return c
 }
 
-// bisectSpecs parses the --workload arguments or, without any, rebuilds
-// the workloads of the good set from their names and parameters.
-func bisectSpecs(args []string, good *result.Set, ref string) ([]workload.Spec, error) {
-	var specs []workload.Spec
-	for _, a := range args {
-		sp, err := workload.ParseSpec(a)
-		if err != nil {
-			return nil, fmt.Errorf("--workload: %w", err)
-		}
-		specs = append(specs, sp)
-	}
-	if len(specs) > 0 {
-		return specs, nil
-	}
-	for _, b := range good.Benchmarks {
-		w, ok := workload.Lookup(b.Workload)
-		if !ok {
-			return nil, fmt.Errorf("--good %s: workload %q is not one kdelta runs; name what to measure with --workload", ref, b.Workload)
-		}
-		vals, err := workload.Resolve(w, b.Params)
-		if err != nil {
-			return nil, fmt.Errorf("--good %s: %w; name what to measure with --workload", ref, err)
-		}
-		specs = append(specs, workload.Spec{Workload: w, Values: vals})
-	}
-	if len(specs) == 0 {
-		return nil, fmt.Errorf("--good %s: no workloads in the set", ref)
-	}
-	return specs, nil
-}
-
-// A bisectJudge decides whether measured benchmarks are good or bad.
+// What until-conclusive (untilFlags.run, below) uses of bisect-run's
+// judge, until it moves out of this file: thin adapters over package
+// bisect, which is the judge.
 type bisectJudge struct {
-	good, bad *result.Set
-	metric    string // "" for each benchmark's first metric
-	opt       compare.Options
+	good *result.Set
 	// warnings found while judging, each said once.
 	warnings []string
 }
 
-// check fails, before anything runs, when a workload cannot be judged: it
-// has no counterpart in the good (or bad) set, or no metric --metric.
-func (j *bisectJudge) check(specs []workload.Spec, goodRef, badRef string) error {
-	for _, sp := range specs {
-		b := &result.Benchmark{Workload: sp.Workload.Name(), Params: map[string]string(sp.Values), Metrics: workload.MetricsOf(sp)}
-		if _, err := j.metricOf(b); err != nil {
-			return fmt.Errorf("--metric: %w", err)
-		}
-		if _, _, err := counterpart(b, len(specs), j.good); err != nil {
-			return fmt.Errorf("--good %s: %w", goodRef, err)
-		}
-		if j.bad != nil {
-			if _, _, err := counterpart(b, len(specs), j.bad); err != nil {
-				return fmt.Errorf("--bad %s: %w", badRef, err)
-			}
-		}
-	}
-	return nil
-}
-
-// metricOf returns the metric of b that decides.
 func (j *bisectJudge) metricOf(b *result.Benchmark) (result.Metric, error) {
-	if j.metric == "" {
-		if len(b.Metrics) == 0 {
-			return result.Metric{}, fmt.Errorf("%s has no metrics", b.Key())
-		}
-		return b.Metrics[0], nil
-	}
-	var names []string
-	for _, m := range b.Metrics {
-		if m.Name == j.metric {
-			return m, nil
-		}
-		names = append(names, m.Name)
-	}
-	return result.Metric{}, fmt.Errorf("workload %s has no metric %q (it has %s)", b.Workload, j.metric, strings.Join(names, ", "))
+	return bisect.MetricOf(b, "")
 }
 
-// counterpart finds b's benchmark in ref: the one with the same workload
-// and parameters; else the only one of the same workload; else, when b is
-// the only benchmark measured and ref holds one imported from another tool
-// (its workload is none of kdelta's), that one: an imported stress-ng
-// result against a command workload that runs stress-ng. The note says
-// which fallback matched.
-func counterpart(b *result.Benchmark, measured int, ref *result.Set) (*result.Benchmark, string, error) {
-	var same []*result.Benchmark
-	for _, o := range ref.Benchmarks {
-		if o.Key() == b.Key() {
-			return o, "", nil
-		}
-		if o.Workload == b.Workload {
-			same = append(same, o)
-		}
-	}
-	switch {
-	case len(same) == 1:
-		return same[0], fmt.Sprintf("%s compared with %s (parameters differ)", b.Key(), same[0].Key()), nil
-	case len(same) == 0 && measured == 1 && len(ref.Benchmarks) == 1:
-		o := ref.Benchmarks[0]
-		if _, ours := workload.Lookup(o.Workload); !ours {
-			return o, fmt.Sprintf("%s compared with %s, the only benchmark of the reference", b.Key(), o.Key()), nil
-		}
-	}
-	var keys []string
-	for _, o := range ref.Benchmarks {
-		keys = append(keys, o.Key())
-	}
-	return nil, "", fmt.Errorf("no benchmark matches %s (it has %s)", b.Key(), strings.Join(keys, "; "))
-}
-
-// compareWith compares b's metric m with its counterpart in ref, through
-// the same comparison kdelta compare makes.
+// compareWith compares b's metric m with its counterpart in ref, as
+// kdelta compare does with its defaults.
 func (j *bisectJudge) compareWith(ref *result.Set, b *result.Benchmark, measured int, m result.Metric) (stats.Comparison, error) {
-	o, note, err := counterpart(b, measured, ref)
+	o, note, err := bisect.Counterpart(b, measured, ref)
 	if err != nil {
 		return stats.Comparison{}, err
 	}
-	if note != "" {
-		j.warn(note)
+	if note != "" && !slices.Contains(j.warnings, note) {
+		j.warnings = append(j.warnings, note)
 	}
-	// The counterpart, under b's name, so that compare pairs the two.
-	alias := *o
-	alias.Workload, alias.Params = b.Workload, b.Params
-	return comparePrimary(&alias, b, m, j.opt)
+	return compare.Metric(o, b, m.Name, compare.Options{})
 }
 
-// comparePrimary compares metric m of b with that of base, the baseline.
-func comparePrimary(base, b *result.Benchmark, m result.Metric, opt compare.Options) (stats.Comparison, error) {
-	ins := []compare.Input{
-		{Name: "reference", Set: &result.Set{Benchmarks: []*result.Benchmark{base}}},
-		{Name: "measured", Set: &result.Set{Benchmarks: []*result.Benchmark{b}}},
-	}
-	r, err := compare.Compare(ins, opt)
-	if err != nil {
-		return stats.Comparison{}, err
-	}
-	for _, row := range r.Rows {
-		if row.Metric.Name == m.Name {
-			return row.Vs[0], nil
-		}
-	}
-	return stats.Comparison{}, fmt.Errorf("no values of %s on both sides", m.Name)
+func counterpart(b *result.Benchmark, measured int, ref *result.Set) (*result.Benchmark, string, error) {
+	return bisect.Counterpart(b, measured, ref)
 }
 
-func (j *bisectJudge) warn(w string) {
-	for _, o := range j.warnings {
-		if o == w {
-			return
-		}
-	}
-	j.warnings = append(j.warnings, w)
-}
-
-// A bisectEvidence is the decision on one benchmark and what it rests on.
+// A bisectEvidence is until-conclusive's verdict on one benchmark.
 type bisectEvidence struct {
-	bench  string // workload and parameters
-	metric result.Metric
-	runs   int
-	// vsGood compares the measured runs with the good set; step the bad
-	// set with the good one, when there is a bad set worse than good.
-	vsGood stats.Comparison
-	step   *stats.Comparison
-	// decision is good, bad, or "" (cannot tell yet); why says why.
+	bench    string
+	metric   result.Metric
+	runs     int
+	vsGood   stats.Comparison
 	decision string
 	why      string
 }
 
-// judge decides every benchmark of set.
-func (j *bisectJudge) judge(set *result.Set) []bisectEvidence {
-	var evs []bisectEvidence
-	for _, b := range set.Benchmarks {
-		e := bisectEvidence{bench: strings.TrimSpace(b.Workload + " " + result.FormatParams(b.Params)), runs: len(b.Measured())}
-		m, err := j.metricOf(b)
-		if err != nil {
-			e.why = err.Error()
-			evs = append(evs, e)
-			continue
-		}
-		e.metric = m
-		if b.Skipped != "" {
-			e.why = "skipped: " + b.Skipped
-			evs = append(evs, e)
-			continue
-		}
-		if len(b.Values(m.Name)) == 0 {
-			e.why = "no measured values"
-			if rs := b.Runs; len(rs) > 0 && rs[len(rs)-1].Reason != "" {
-				e.why += ": " + rs[len(rs)-1].Reason
-			}
-			evs = append(evs, e)
-			continue
-		}
-		if e.vsGood, err = j.compareWith(j.good, b, len(set.Benchmarks), m); err != nil {
-			e.why = "against good: " + err.Error()
-			evs = append(evs, e)
-			continue
-		}
-		if j.bad != nil {
-			e.step = j.badStep(b, len(set.Benchmarks), m)
-		}
-		e.decision, e.why = decideBisect(e.vsGood, e.step, string(m.Better))
-		evs = append(evs, e)
-	}
-	return evs
-}
+func ciString(c stats.Comparison) string { return report.Interval(c.CI) }
 
-// badStep compares the bad set with the good one on b's metric m, and
-// returns the comparison when bad is worse than good, which the midpoint
-// rule needs; otherwise it warns and returns nil, and good alone decides.
-func (j *bisectJudge) badStep(b *result.Benchmark, measured int, m result.Metric) *stats.Comparison {
-	gb, _, err := counterpart(b, measured, j.good)
-	if err != nil {
-		return nil
-	}
-	bb, _, err := counterpart(b, measured, j.bad)
-	if err != nil {
-		j.warn(fmt.Sprintf("%s: not in the bad set: good alone decides", b.Key()))
-		return nil
-	}
-	alias := *bb
-	alias.Workload, alias.Params = gb.Workload, gb.Params
-	step, err := comparePrimary(gb, &alias, m, j.opt)
-	if err != nil {
-		j.warn(fmt.Sprintf("%s: bad against good: %v: good alone decides", b.Key(), err))
-		return nil
-	}
-	if step.Verdict != stats.Regressed {
-		j.warn(fmt.Sprintf("%s %s: bad is not worse than good (%s %s, %s): good alone decides",
-			b.Key(), m.Name, report.Pct(step.Change), ciString(step), report.VerdictText(step)))
-		return nil
-	}
-	return &step
-}
-
-// decideBisect decides from the comparison of the measured runs with good
-// and, when bad is known to be worse, the comparison of bad with good.
-//
-// Without bad: regressed is bad; no change or improved is good. With bad,
-// the measured change from good is placed against the step from good to
-// bad on the log scale, oriented so that worse is positive: good when the
-// whole confidence interval lies below half the step, bad when it lies
-// above. The midpoint of the logs is the geometric midpoint of the two
-// levels, so a +100% step splits at +41.4%.
-func decideBisect(vsGood stats.Comparison, step *stats.Comparison, better string) (decision, why string) {
-	thr := report.Pct(vsGood.Options.Threshold)
-	thr = strings.TrimPrefix(thr, "+")
-	if step == nil {
-		switch vsGood.Verdict {
-		case stats.Regressed:
-			return decBad, "regressed from good beyond ±" + thr
-		case stats.NoChange:
-			return decGood, "within ±" + thr + " of good"
-		case stats.Improved:
-			return decGood, "improved on good"
-		}
-		return "", report.VerdictText(vsGood) + " against good"
-	}
-	worse := func(x float64) float64 {
-		l := math.Log1p(x)
-		if math.IsNaN(l) { // x < −1: no ratio, the floor
-			l = math.Inf(-1)
-		}
-		if better == stats.HigherIsBetter {
-			return -l
-		}
-		return l
-	}
-	mid := worse(step.Change) / 2
-	lo, hi := worse(vsGood.CI[0]), worse(vsGood.CI[1])
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	half := report.Pct(math.Expm1(mid))
-	if better == stats.HigherIsBetter {
-		half = report.Pct(math.Expm1(-mid))
-	}
-	at := fmt.Sprintf("the midpoint %s of the step to bad (%s)", half, report.Pct(step.Change))
-	switch {
-	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi):
-		return "", "interval unbounded: " + report.VerdictText(vsGood) + " against good"
-	case hi < mid:
-		return decGood, "closer to good: the interval is on good's side of " + at
-	case lo > mid:
-		return decBad, "closer to bad: the interval is on bad's side of " + at
-	}
-	return "", "the interval straddles " + at
-}
-
-// line is the evidence of e on one line.
-func (e bisectEvidence) line(maxRuns int) string {
-	d := e.decision
-	if d == "" {
-		d = decSkip + " (cannot tell)"
-		if e.runs >= maxRuns {
-			d = fmt.Sprintf("%s (cannot tell after --max-runs %d)", decSkip, maxRuns)
-		}
-	}
-	if e.vsGood.A.N == 0 {
-		return fmt.Sprintf("%s: %s %s: %s (%d runs)", d, e.bench, e.metric.Name, e.why, e.runs)
-	}
-	c := e.vsGood
-	return fmt.Sprintf("%s: %s %s: %s %s %s vs good, %d vs %d runs: %s",
-		d, e.bench, e.metric.Name, report.Pct(c.Change), ciString(c), pString(c.P), c.B.N, c.A.N, e.why)
-}
-
-func ciString(c stats.Comparison) string {
-	return "[" + report.Pct(c.CI[0]) + ", " + report.Pct(c.CI[1]) + "]"
-}
-
-func pString(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
-	}
-	return fmt.Sprintf("p=%.3f", p)
-}
-
-func anyDecision(evs []bisectEvidence, d string) bool {
-	for _, e := range evs {
-		if e.decision == d {
-			return true
-		}
-	}
-	return false
-}
+func pString(p float64) string { return report.PValue(p) }
 
 // untilFlags are kdelta run's adaptive repeats: --until-conclusive
 // --baseline REF --max-runs N.

@@ -3,6 +3,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -35,4 +36,18 @@ func LatNum(v float64, unit string) string {
 		return s
 	}
 	return WithUnit(v, unit)
+}
+
+// PValue is a p-value as every report prints it: "p=0.042", or
+// "p<0.001" below a thousandth.
+func PValue(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
+}
+
+// Interval is a confidence interval of a relative change, "[-1.2%, +3.4%]".
+func Interval(ci [2]float64) string {
+	return "[" + Pct(ci[0]) + ", " + Pct(ci[1]) + "]"
 }

@@ -1,0 +1,31 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// BisectLine is bisect-run's evidence on one benchmark, on one line: the
+// decision (good or bad; "" is skip, cannot tell, after --max-runs when
+// the benchmark's runs reached it), the benchmark and its metric, then
+// the comparison with the good set and the reason or, when there was no
+// comparison (vsGood holds no runs of good), the reason alone.
+//
+// It takes the evidence's fields rather than bisect's type because
+// package bisect words its reasons with report's number helpers.
+func BisectLine(decision, bench, metric string, vsGood stats.Comparison, runs, maxRuns int, why string) string {
+	d := decision
+	if d == "" {
+		d = "skip (cannot tell)"
+		if runs >= maxRuns {
+			d = fmt.Sprintf("skip (cannot tell after --max-runs %d)", maxRuns)
+		}
+	}
+	if vsGood.A.N == 0 {
+		return fmt.Sprintf("%s: %s %s: %s (%d runs)", d, bench, metric, why, runs)
+	}
+	c := vsGood
+	return fmt.Sprintf("%s: %s %s: %s %s %s vs good, %d vs %d runs: %s",
+		d, bench, metric, Pct(c.Change), Interval(c.CI), PValue(c.P), c.B.N, c.A.N, why)
+}
