@@ -3,7 +3,6 @@ package cli
 import (
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/stats"
