@@ -128,11 +128,18 @@ func Aggregate(side Side) (Summary, []Entry) {
 		sum.Ops = 0
 	}
 
+	// An acc holds a symbol's figures in the profiles that list it, in
+	// profile order, not a slot for every profile: a side of many small
+	// tables lists many symbols once each, and a slot per profile and
+	// symbol would cost their product.
+	type listing struct {
+		i       int // the profile's index in ps
+		share   float64
+		samples float64
+	}
 	type acc struct {
 		e        Entry
-		shares   []float64
-		samples  []float64
-		listed   []bool
+		in       []listing
 		counted  bool
 		commands map[string]float64
 	}
@@ -144,18 +151,17 @@ func Aggregate(side Side) (Summary, []Entry) {
 			k := keyOf(s)
 			a := accs[k]
 			if a == nil {
-				a = &acc{e: Entry{Symbol: s.Symbol, DSO: s.DSO, Kernel: s.Kernel},
-					shares: make([]float64, len(ps)), samples: make([]float64, len(ps)), listed: make([]bool, len(ps)),
-					counted: true, commands: map[string]float64{}}
+				a = &acc{e: Entry{Symbol: s.Symbol, DSO: s.DSO, Kernel: s.Kernel}, counted: true, commands: map[string]float64{}}
 				accs[k] = a
 				order = append(order, k)
 			}
-			if !a.listed[i] {
-				a.listed[i] = true
+			if n := len(a.in); n == 0 || a.in[n-1].i != i {
+				a.in = append(a.in, listing{i: i})
 				a.e.Listed++
 			}
-			a.shares[i] += s.Overhead
-			a.samples[i] += float64(s.Samples)
+			l := &a.in[len(a.in)-1]
+			l.share += s.Overhead
+			l.samples += float64(s.Samples)
 			if s.Samples == 0 && s.Overhead > 0 {
 				a.counted = false
 			}
@@ -169,21 +175,25 @@ func Aggregate(side Side) (Summary, []Entry) {
 		a := accs[k]
 		e := a.e
 		e.N = sum.N
+		// A profile that does not list the symbol counts 0: in the
+		// mean, and in the range.
 		e.Min, e.Max = math.Inf(1), math.Inf(-1)
-		for i := range ps {
-			e.Share += a.shares[i] / float64(sum.N)
-			e.Min = math.Min(e.Min, a.shares[i])
-			e.Max = math.Max(e.Max, a.shares[i])
+		if e.Listed < sum.N {
+			e.Min, e.Max = 0, 0
+		}
+		var samples, perOp float64
+		for _, l := range a.in {
+			e.Share += l.share / float64(sum.N)
+			e.Min = math.Min(e.Min, l.share)
+			e.Max = math.Max(e.Max, l.share)
+			samples += l.samples
+			perOp += l.samples / ps[l.i].Ops
 		}
 		e.Samples, e.PerOp = math.NaN(), math.NaN()
 		if a.counted {
-			e.Samples = mean(a.samples)
+			e.Samples = samples / float64(sum.N)
 			if opsKnown {
-				per := make([]float64, len(ps))
-				for i, p := range ps {
-					per[i] = a.samples[i] / p.Ops
-				}
-				e.PerOp = mean(per)
+				e.PerOp = perOp / float64(sum.N)
 			}
 		}
 		e.Commands = topCommands(a.commands)
@@ -196,14 +206,6 @@ func Aggregate(side Side) (Summary, []Entry) {
 		return entries[i].Symbol < entries[j].Symbol
 	})
 	return sum, entries
-}
-
-func mean(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }
 
 func topCommands(m map[string]float64) string {

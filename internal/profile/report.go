@@ -79,9 +79,12 @@ type reportParser struct {
 	name string
 	out  []*result.Profile
 	// cols are the column kinds of the current header; nil until one is
-	// seen, then kept for a following table that has none.
-	cols []int
-	cur  *result.Profile
+	// seen, then kept for a following table that has none. kinds is the
+	// set of them, made with the header so that a row asks it in constant
+	// time: a header may have as many columns as the table has rows.
+	cols  []int
+	kinds colKinds
+	cur   *result.Profile
 	// event and headerSamples come from "# Samples: 1K of event 'x'".
 	event         string
 	headerSamples float64
@@ -178,15 +181,11 @@ func (p *reportParser) comment(l string) {
 	for _, f := range fields {
 		p.cols = append(p.cols, headerKinds[strings.ToLower(strings.TrimSpace(f))])
 	}
+	p.kinds = kindsOf(p.cols)
 }
 
 func (p *reportParser) hasSym() bool {
-	for _, c := range p.cols {
-		if c == colSym {
-			return true
-		}
-	}
-	return p.cols == nil
+	return p.cols == nil || p.kinds.has(colSym)
 }
 
 func (p *reportParser) startTable() {
@@ -241,9 +240,10 @@ func (p *reportParser) row(n int, l string) (*result.ProfileSymbol, error) {
 	if len(fields) == 1 {
 		fields, starts = squashed(fields[0]), nil
 	}
-	cols := p.cols
+	cols, kinds := p.cols, p.kinds
 	if cols == nil {
 		cols = guessColumns(fields)
+		kinds = kindsOf(cols)
 	}
 	if len(fields) < 2 {
 		return nil, nil
@@ -313,26 +313,30 @@ func (p *reportParser) row(n int, l string) (*result.ProfileSymbol, error) {
 			}
 		}
 	}
-	if !hasCol(cols, colSym) {
+	if !kinds.has(colSym) {
 		s.Kernel = KernelDSO(s.DSO)
 	} else if s.DSO != "" && !s.Kernel && KernelDSO(s.DSO) {
 		s.Kernel = true
 	}
-	if !hasCol(cols, colOverhead) && hasCol(cols, colChildren) {
+	if !kinds.has(colOverhead) && kinds.has(colChildren) {
 		s.Overhead = s.Children
 		s.Children = 0
 	}
 	return s, nil
 }
 
-func hasCol(cols []int, c int) bool {
-	for _, x := range cols {
-		if x == c {
-			return true
-		}
+// colKinds is a set of column kinds, a bit for each.
+type colKinds uint32
+
+func kindsOf(cols []int) colKinds {
+	var k colKinds
+	for _, c := range cols {
+		k |= 1 << c
 	}
-	return false
+	return k
 }
+
+func (k colKinds) has(c int) bool { return k&(1<<c) != 0 }
 
 // splitFields splits a row into its columns and their offsets in l.
 func splitFields(l string) ([]string, []int) {

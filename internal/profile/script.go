@@ -18,7 +18,6 @@ var (
 	scriptHeaderRE = regexp.MustCompile(`^\s*(.+?)\s+(\d+)(?:/\d+)?\s+(?:\[\d+\]\s+)?(?:\d+\.\d+:\s+)?(?:(\d+)\s+)?(\S+):(?:\s+(.*?))?\s*$`)
 	// scriptFrameRE is one frame: address, symbol (+offset), (object).
 	scriptFrameRE = regexp.MustCompile(`^\s*([0-9a-fA-F]+)\s+(.+?)\s+\((.*)\)\s*$`)
-	offsetRE      = regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
 )
 
 // ParseScript reads the output of `perf script` (its default fields, or
@@ -33,7 +32,7 @@ func ParseScript(name string, data []byte) (*result.Profile, error) {
 		prof    = &result.Profile{Source: "perf script " + name}
 		leaf    = map[key]*result.ProfileSymbol{}
 		weights = map[key]float64{}
-		stacks  = map[string]*result.ProfileStack{}
+		stacks  = map[string]*keyedStack{}
 		total   float64
 		others  = map[string]int{}
 		cur     *scriptSample
@@ -85,10 +84,10 @@ func ParseScript(name string, data []byte) (*result.Profile, error) {
 		}
 		st := stacks[b.String()]
 		if st == nil {
-			st = &result.ProfileStack{Frames: s.frames}
-			stacks[b.String()] = st
+			st = &keyedStack{key: b.String(), stack: result.ProfileStack{Frames: s.frames}}
+			stacks[st.key] = st
 		}
-		st.Samples++
+		st.stack.Samples++
 	}
 	for i, raw := range lines {
 		l := strings.TrimRight(raw, "\r")
@@ -100,7 +99,10 @@ func ParseScript(name string, data []byte) (*result.Profile, error) {
 			continue
 		}
 		if cur != nil && (l[0] == '\t' || l[0] == ' ') {
-			if m := scriptFrameRE.FindStringSubmatch(l); m != nil && !scriptHeaderRE.MatchString(l) || m != nil && l[0] == '\t' {
+			// A line that starts with a tab is a frame whenever it reads
+			// as one; one that starts with a space may be the next
+			// sample's header (comm is padded), which wins.
+			if m := scriptFrameRE.FindStringSubmatch(l); m != nil && (l[0] == '\t' || !scriptHeaderRE.MatchString(l)) {
 				cur.frames = append(cur.frames, frame(m))
 				continue
 			}
@@ -139,18 +141,25 @@ func ParseScript(name string, data []byte) (*result.Profile, error) {
 		prof.Symbols = append(prof.Symbols, *s)
 	}
 	SortSymbols(prof.Symbols)
-	for _, st := range stacks {
-		prof.Stacks = append(prof.Stacks, *st)
-	}
-	sort.Slice(prof.Stacks, func(i, j int) bool {
-		a, b := prof.Stacks[i], prof.Stacks[j]
-		if a.Samples != b.Samples {
-			return a.Samples > b.Samples
+	if prof.CallGraph {
+		// The key is the one made when the stack was first seen: making
+		// a key in the comparison cost a stack's depth at each of the
+		// n log n comparisons.
+		keyed := make([]*keyedStack, 0, len(stacks))
+		for _, st := range stacks {
+			keyed = append(keyed, st)
 		}
-		return stackKey(a) < stackKey(b)
-	})
-	if !prof.CallGraph {
-		prof.Stacks = nil
+		sort.Slice(keyed, func(i, j int) bool {
+			a, b := keyed[i], keyed[j]
+			if a.stack.Samples != b.stack.Samples {
+				return a.stack.Samples > b.stack.Samples
+			}
+			return a.key < b.key
+		})
+		prof.Stacks = make([]result.ProfileStack, len(keyed))
+		for i, st := range keyed {
+			prof.Stacks[i] = st.stack
+		}
 	}
 	var ev []string
 	for e, n := range others {
@@ -170,16 +179,31 @@ type scriptSample struct {
 }
 
 func frame(m []string) result.ProfileFrame {
-	return result.ProfileFrame{Symbol: offsetRE.ReplaceAllString(m[2], ""), DSO: m[3]}
+	return result.ProfileFrame{Symbol: trimOffset(m[2]), DSO: m[3]}
 }
 
-func stackKey(s result.ProfileStack) string {
-	var b strings.Builder
-	for _, f := range s.Frames {
-		b.WriteString(f.Symbol)
-		b.WriteByte(';')
+// trimOffset drops the "+0x1f" perf puts after a symbol. The hex digits
+// cannot hold a '+', so only the last "+0x" can start one.
+func trimOffset(sym string) string {
+	i := strings.LastIndex(sym, "+0x")
+	if i < 0 || i+3 == len(sym) {
+		return sym
 	}
-	return b.String()
+	for _, c := range []byte(sym[i+3:]) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return sym
+		}
+	}
+	return sym[:i]
+}
+
+// A keyedStack is a call stack and its key in the map of stacks (each
+// frame's symbol and object, each followed by a NUL byte). Stacks of equal
+// weight sort by the key, so they come in one order whatever order the
+// map gives them in, objects included.
+type keyedStack struct {
+	key   string
+	stack result.ProfileStack
 }
 
 // SortSymbols orders a symbol table as perf report does: by overhead,

@@ -2,7 +2,9 @@ package profile
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -192,5 +194,43 @@ func TestParseScriptErrors(t *testing.T) {
 				t.Errorf("error %v, want a SyntaxError at line %d", err, tc.line)
 			}
 		})
+	}
+}
+
+// TestTrimOffset holds trimOffset to the regular expression it replaced,
+// which ran once per frame.
+func TestTrimOffset(t *testing.T) {
+	re := regexp.MustCompile(`\+0x[0-9a-fA-F]+$`)
+	for _, s := range []string{
+		"avc_lookup+0x10", "avc_lookup", "x+0x", "x+0xg", "x+0x1f+0x2", "x+0x1g", "+0x1", "x+0X1",
+		"x+0xAbC", "runtime.goexit.abi0+0x1", "a+0x1 b", "", "+0x", "x+0x+0x1",
+	} {
+		if got, want := trimOffset(s), re.ReplaceAllString(s, ""); got != want {
+			t.Errorf("trimOffset(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestParseScriptStackOrder checks that stacks of equal weight come in
+// one order, also when they differ only in their objects: a profile keeps
+// only its heaviest stacks, so the order decides which are kept.
+func TestParseScriptStackOrder(t *testing.T) {
+	var b strings.Builder
+	for _, dso := range []string{"/bin/b", "/bin/a", "/bin/c", "/bin/a"} {
+		b.WriteString("x 1 1.0: 1 cpu-clock: \n\t1 f (" + dso + ")\n\t2 main (/bin/x)\n\n")
+	}
+	want := []string{"2 /bin/a", "1 /bin/b", "1 /bin/c"}
+	for range 20 { // the stacks come from a map, in a new order each time
+		p, err := ParseScript("s.txt", []byte(b.String()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, st := range p.Stacks {
+			got = append(got, fmt.Sprintf("%d %s", st.Samples, st.Frames[0].DSO))
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("stacks %q, want %q", got, want)
+		}
 	}
 }
