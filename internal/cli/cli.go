@@ -16,6 +16,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/knob"
 	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/vm"
 )
 
@@ -96,11 +97,11 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+// isTerminal tells whether f, a command's input or output, is a
+// terminal: a file that answers the terminal ioctl, as isatty(3) asks.
+// It is the one check for progress bars on stderr and for the question of
+// results rm on stdin; /dev/null is a character device, not a terminal.
+func isTerminal(f any) bool {
+	fd, ok := f.(interface{ Fd() uintptr })
+	return ok && sys.IsTerminal(int(fd.Fd()))
 }

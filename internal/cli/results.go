@@ -5,18 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/store"
-	"github.com/kdelta/kdelta/internal/sys"
 )
 
 func newResultsCmd() *cobra.Command {
@@ -70,9 +65,9 @@ func newResultsLsCmd(loc *string) *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeInfosJSON(c.OutOrStdout(), infos)
+				return report.WriteInfosJSON(c.OutOrStdout(), infos)
 			}
-			writeInfos(c.OutOrStdout(), infos)
+			report.WriteInfos(c.OutOrStdout(), infos)
 			return nil
 		},
 	}
@@ -80,55 +75,6 @@ func newResultsLsCmd(loc *string) *cobra.Command {
 	c.Flags().StringVar(&workload, "workload", "", "only sets with a benchmark of this workload")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
-}
-
-// writeInfos prints one line per set. Times are UTC, the same on every
-// machine of a lab that shares a store.
-func writeInfos(w io.Writer, infos []store.Info) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCREATED (UTC)\tKERNEL\tRUNS\tWORKLOADS\tLABELS")
-	incomplete := false
-	for _, in := range infos {
-		runs := fmt.Sprint(in.Runs)
-		if !in.Complete {
-			runs += "*"
-			incomplete = true
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", in.ID, in.Created.UTC().Format("2006-01-02 15:04:05"),
-			dash(in.Kernel), runs, dash(strings.Join(in.Workload, ",")), dash(strings.TrimPrefix(labelText(in.Labels, " "), " ")))
-	}
-	tw.Flush()
-	if incomplete {
-		fmt.Fprintln(w, "* incomplete: interrupted, killed or still running")
-	}
-}
-
-func dash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func writeInfosJSON(w io.Writer, infos []store.Info) error {
-	type entry struct {
-		ID        string            `json:"id"`
-		Created   time.Time         `json:"created"`
-		Updated   time.Time         `json:"updated"`
-		Kernel    string            `json:"kernel"`
-		Tool      string            `json:"tool"`
-		Runs      int               `json:"runs"`
-		Complete  bool              `json:"complete"`
-		Workloads []string          `json:"workloads"`
-		Labels    map[string]string `json:"labels"`
-	}
-	out := []entry{}
-	for _, in := range infos {
-		out = append(out, entry{in.ID, in.Created, in.Updated, in.Kernel, in.Tool, in.Runs, in.Complete, in.Workload, in.Labels})
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
 }
 
 func newResultsShowCmd(loc *string) *cobra.Command {
@@ -195,7 +141,7 @@ func newResultsRmCmd(loc *string) *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			in := c.InOrStdin()
-			if !yes && !inputIsTerminal(in) {
+			if !yes && !isTerminal(in) {
 				return errors.New("results rm: standard input is not a terminal to ask on: pass --yes to remove without asking")
 			}
 			r := newResolver(c.Context(), *loc)
@@ -271,10 +217,4 @@ func newResultsExportCmd(loc *string) *cobra.Command {
 	}
 	c.Flags().StringVarP(&output, "output", "o", "", "the JSON file to write")
 	return c
-}
-
-// inputIsTerminal tells whether r is a terminal a question can be asked on.
-func inputIsTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && sys.IsTerminal(int(f.Fd()))
 }
