@@ -295,13 +295,13 @@ func runJob(c *cobra.Command, args []string, jf *jobFlags, cmd string) error {
 	}
 	if rec != nil {
 		for i, s := range sets {
-			fmt.Fprintf(stderr, "kdelta: %s recorded as %s in %s\n", orDash(cells[i].Name), s.ID, rec.st.Location())
+			fmt.Fprintf(stderr, "kdelta: %s recorded as %s in %s\n", report.OrDash(cells[i].Name), s.ID, rec.st.Location())
 		}
 		rec.id = ""
 	}
 	for i, p := range paths {
 		if p != "" {
-			fmt.Fprintf(stderr, "kdelta: %s saved in %s\n", orDash(cells[i].Name), p)
+			fmt.Fprintf(stderr, "kdelta: %s saved in %s\n", report.OrDash(cells[i].Name), p)
 		}
 	}
 	if output == "" && rec == nil {
@@ -350,7 +350,7 @@ func showCells(stdout, stderr io.Writer, j *job.Job, cells []job.Cell, sets []*r
 		if cmpRes != nil {
 			fmt.Fprintln(stdout)
 		}
-		job.WriteSweep(stdout, cells, sets, j.Matrix, so)
+		report.WriteSweep(stdout, job.SweepTables(cells, sets, j.Matrix, so))
 	}
 	if j.UntilConclusive {
 		runs := 0
@@ -437,7 +437,7 @@ func runOneCell(c *cobra.Command, j *job.Job, cell job.Cell, specs []workload.Sp
 	uf.report(stdout)
 	if len(j.Matrix) > 0 {
 		fmt.Fprintln(stdout)
-		job.WriteSweep(stdout, []job.Cell{cell}, []*result.Set{set}, j.Matrix, stats.Options{})
+		report.WriteSweep(stdout, job.SweepTables([]job.Cell{cell}, []*result.Set{set}, j.Matrix, stats.Options{}))
 	}
 	if output == "" && rec == nil {
 		fmt.Fprintln(stderr, "kdelta: results not saved (use -o FILE)")
@@ -704,11 +704,4 @@ func cellPath(prefix, name string) string {
 		return '_'
 	}, name)
 	return prefix + "-" + clean + ".json"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/knob"
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/stats"
@@ -258,7 +259,7 @@ func TestWriteSweep(t *testing.T) {
 		sets = append(sets, s)
 	}
 	var w strings.Builder
-	WriteSweep(&w, cells, sets, []Axis{smt}, stats.Options{})
+	report.WriteSweep(&w, SweepTables(cells, sets, []Axis{smt}, stats.Options{}))
 	want := `sweep: messaging time (s, lower is better): median of the measured runs, CV in brackets
 smt  a                 b                 b vs a  verdict
 on   1.010 [0.9%] n=6  1.212 [0.9%] n=6  +20.0%  regressed

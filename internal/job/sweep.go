@@ -2,9 +2,7 @@ package job
 
 import (
 	"fmt"
-	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/report"
@@ -93,23 +91,18 @@ func Pending(cells []Cell, sets []*result.Set, so stats.Options) []string {
 	return out
 }
 
-// WriteSweep writes, per workload, a table of its first metric against the
-// swept values: one row per benchmark (parameter point) and knob point,
-// one column per variant with the median and the coefficient of variation
-// of its measured runs, and, for each variant after the first, the change
-// from the first and the verdict.
-func WriteSweep(w io.Writer, cells []Cell, sets []*result.Set, axes []Axis, so stats.Options) {
+// SweepTables makes the tables report.WriteSweep writes: per workload,
+// its first metric against the swept values, one row per benchmark
+// (parameter point) and knob point, one column per variant, and, for each
+// variant after the first, its comparison with the first.
+func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, so stats.Options) []report.Sweep {
 	if len(sets) == 0 {
-		return
+		return nil
 	}
 	gs := groups(cells)
 	var variants []string
 	for _, i := range gs[0] {
-		name := cells[i].Variant
-		if name == "" {
-			name = "median"
-		}
-		variants = append(variants, name)
+		variants = append(variants, cells[i].Variant)
 	}
 	var workloads []string
 	seen := map[string]bool{}
@@ -119,7 +112,8 @@ func WriteSweep(w io.Writer, cells []Cell, sets []*result.Set, axes []Axis, so s
 			workloads = append(workloads, b.Workload)
 		}
 	}
-	for wi, wl := range workloads {
+	var out []report.Sweep
+	for _, wl := range workloads {
 		var bis []int
 		for bi, b := range sets[0].Benchmarks {
 			if b.Workload == wl {
@@ -130,57 +124,41 @@ func WriteSweep(w io.Writer, cells []Cell, sets []*result.Set, axes []Axis, so s
 		if len(first.Metrics) == 0 {
 			continue
 		}
-		m := first.Metrics[0]
+		sw := report.Sweep{Workload: wl, Metric: first.Metrics[0], Variants: variants}
 		var cols []Axis
 		for _, a := range axes {
 			if a.Knob != nil || hasParamIn(sets[0], bis, a.Key) {
 				cols = append(cols, a)
+				sw.Axes = append(sw.Axes, a.Name())
 			}
 		}
-		if wi > 0 {
-			fmt.Fprintln(w)
-		}
-		better := string(m.Better)
-		if better == "" {
-			better = "lower"
-		}
-		fmt.Fprintf(w, "sweep: %s %s (%s, %s is better): median of the measured runs, CV in brackets\n", wl, m.Name, unitOr(m.Unit), better)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		var head []string
-		for _, a := range cols {
-			head = append(head, a.Name())
-		}
-		head = append(head, variants...)
-		for _, v := range variants[1:] {
-			head = append(head, v+" vs "+variants[0], "verdict")
-		}
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
 		for _, g := range gs {
 			for _, bi := range bis {
-				var row []string
+				var row report.SweepRow
 				for _, a := range cols {
 					if a.Knob != nil {
-						row = append(row, pointValue(cells[g[0]], a.Key))
+						row.Values = append(row.Values, pointValue(cells[g[0]], a.Key))
 					} else {
-						row = append(row, orDash(sets[g[0]].Benchmarks[bi].Params[a.Key]))
+						row.Values = append(row.Values, sets[g[0]].Benchmarks[bi].Params[a.Key])
 					}
 				}
 				for _, i := range g {
-					row = append(row, medianCell(sets[i].Benchmarks[bi], m.Name))
+					row.Benchmarks = append(row.Benchmarks, sets[i].Benchmarks[bi])
 				}
 				for _, i := range g[1:] {
 					c, _, ok := compareFirst(sets[g[0]], sets[i], bi, so)
 					if !ok {
-						row = append(row, "-", "-")
+						row.Vs = append(row.Vs, nil)
 						continue
 					}
-					row = append(row, report.Pct(c.Change), report.VerdictText(c))
+					row.Vs = append(row.Vs, &c)
 				}
-				fmt.Fprintln(tw, strings.Join(row, "\t"))
+				sw.Rows = append(sw.Rows, row)
 			}
 		}
-		tw.Flush()
+		out = append(out, sw)
 	}
+	return out
 }
 
 func hasParamIn(s *result.Set, bis []int, key string) bool {
@@ -198,32 +176,5 @@ func pointValue(c Cell, key string) string {
 			return a.Value
 		}
 	}
-	return "-"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-func unitOr(u string) string {
-	if u == "" {
-		return "no unit"
-	}
-	return u
-}
-
-// medianCell is "median [cv%] n=N", or why there is none.
-func medianCell(b *result.Benchmark, metric string) string {
-	if b.Skipped != "" {
-		return "skipped"
-	}
-	v := b.Values(metric)
-	if len(v) == 0 {
-		return "no runs"
-	}
-	s := stats.Summarize(v)
-	return fmt.Sprintf("%s [%.1f%%] n=%d", report.Num(s.Median), s.CV, s.N)
+	return ""
 }
