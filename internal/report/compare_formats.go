@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -172,73 +171,15 @@ func compareJSON(w io.Writer, r *compare.Result) error {
 	return enc.Encode(out)
 }
 
-// Benchfmt writes the measured runs of every set in the Go benchmark
-// format, with each set's labels as configuration keys (and "set" naming
-// it), so benchstat reads them: benchstat -col set FILE.
+// Benchfmt writes the measured runs of every set compared in the Go
+// benchmark format, through result.WriteBenchfmt, with each set's labels
+// as configuration keys and "set" naming it, so benchstat reads them:
+// benchstat -col set FILE.
 func Benchfmt(w io.Writer, ins []compare.Input) error {
-	for _, in := range ins {
-		fmt.Fprintf(w, "set: %s\n", cfgValue(in.Name))
-		keys := make([]string, 0, len(in.Set.Labels))
-		for k := range in.Set.Labels {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(w, "%s: %s\n", cfgKey(k), cfgValue(in.Set.Labels[k]))
-		}
-		for _, b := range in.Set.Benchmarks {
-			name := "Benchmark" + benchName(b)
-			for _, r := range b.Measured() {
-				var parts []string
-				for _, m := range b.Metrics {
-					if v, ok := r.Values[m.Name]; ok {
-						parts = append(parts, strconv.FormatFloat(v, 'g', -1, 64)+" "+benchUnit(m))
-					}
-				}
-				if len(parts) > 0 {
-					fmt.Fprintf(w, "%s 1 %s\n", name, strings.Join(parts, " "))
-				}
-			}
-		}
-		fmt.Fprintln(w)
+	sets := make([]*result.Set, len(ins))
+	names := make([]string, len(ins))
+	for i, in := range ins {
+		sets[i], names[i] = in.Set, in.Name
 	}
-	return nil
+	return result.WriteBenchfmt(w, sets, names)
 }
-
-func benchName(b *result.Benchmark) string {
-	name := strings.ToUpper(b.Workload[:1]) + b.Workload[1:]
-	keys := make([]string, 0, len(b.Params))
-	for k := range b.Params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		name += "/" + k + "=" + b.Params[k]
-	}
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == '\t' {
-			return '_'
-		}
-		return r
-	}, name)
-}
-
-// benchUnit names a metric as a benchfmt unit: a unit must be one word.
-func benchUnit(m result.Metric) string {
-	u := m.Name
-	if !strings.Contains(m.Name, "/") && m.Unit != "" {
-		u = m.Unit + "-" + m.Name
-	}
-	return strings.ReplaceAll(u, " ", "-")
-}
-
-func cfgKey(k string) string {
-	return strings.Map(func(r rune) rune {
-		if r == ' ' || r == ':' || r == '\t' {
-			return '-'
-		}
-		return r
-	}, k)
-}
-
-func cfgValue(v string) string { return strings.ReplaceAll(v, "\n", " ") }
