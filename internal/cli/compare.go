@@ -54,12 +54,8 @@ with Welch's t from the summary statistics. Exit status 1 with
 			if failOn != "" && failOn != "regression" {
 				return fmt.Errorf("--fail-on: unknown value %q (regression)", failOn)
 			}
-			known := false
-			for _, f := range report.CompareFormats {
-				known = known || f == format
-			}
-			if !known {
-				return fmt.Errorf("--format: unknown format %q (one of %s)", format, strings.Join(report.CompareFormats, ", "))
+			if err := report.CheckFormat(format, report.CompareFormats); err != nil {
+				return err
 			}
 			first, err := compareFiles(args, opt)
 			if err != nil {
