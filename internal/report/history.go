@@ -62,7 +62,7 @@ func stepText(h *history.Series, cp *stats.ChangePoint) string {
 	if cp == nil {
 		return ""
 	}
-	return fmt.Sprintf("<< step %s (%s, mean %s -> %s) %s", Pct(cp.Change), pText(cp.P),
+	return fmt.Sprintf("<< step %s (%s, mean %s -> %s) %s", Pct(cp.Change), PValue(cp.P),
 		Num(cp.Before), Num(cp.After), h.StepVerdict(*cp))
 }
 
