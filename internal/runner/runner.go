@@ -5,6 +5,12 @@
 // interrupt. Runs are interleaved across benchmarks and the result set is
 // rewritten after every run, so an interrupted or killed kdelta keeps
 // everything it finished.
+//
+// Schedule is kdelta's one scheduler, and Until.MoreRuns its one "run
+// more?" rule: a fixed count, or more runs while a question is open, up to
+// a cap of attempted runs. It drives an Executor: the local one of Run and
+// RunUntil, a boot of a kernel under test per batch (bisect-run --vm), or a
+// round of a job's cells under their knobs (job.Run).
 package runner
 
 import (
@@ -174,58 +180,120 @@ func newID() string {
 // with every run attempted; the error is ErrInterrupted when ctx was
 // cancelled, or a failure to write the result file.
 func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set, error) {
-	set := NewSet(specs, opt)
-	save := func() error {
-		if opt.Record != nil {
-			if err := opt.Record(set); err != nil {
-				return err
-			}
-		}
-		if opt.Output == "" {
-			return nil
-		}
-		return result.Save(opt.Output, set)
-	}
-	if err := save(); err != nil {
-		return set, err
+	return RunUntil(ctx, specs, opt, Until{})
+}
+
+// RunUntil runs specs as Run does, then keeps adding runs for as long as
+// until gives them (Schedule, Until.MoreRuns): in each batch, run k of
+// every benchmark that needs more is taken before run k+1 of any, so the
+// added runs stay interleaved. The result set is saved (Record, Output)
+// after every run and is Complete only when the session ends normally;
+// the error is as Run's.
+func RunUntil(ctx context.Context, specs []workload.Spec, opt *Options, until Until) (*result.Set, error) {
+	x := &local{set: NewSet(specs, opt), specs: specs, opt: opt, maxRuns: max(until.MaxRuns, opt.Repeat)}
+	if err := x.save(); err != nil {
+		return x.set, err
 	}
 	for i, sp := range specs {
 		if p, ok := sp.Workload.(workload.Prechecker); ok {
 			if reason := p.Precheck(sp.Values); reason != "" {
-				skip(set.Benchmarks[i], reason)
+				skip(x.set.Benchmarks[i], reason)
 			}
 		}
 	}
-	total := (opt.Warmup + opt.Repeat) * len(specs)
-	done := 0
-	for round := 0; round < opt.Warmup+opt.Repeat; round++ {
-		warm := round < opt.Warmup
-		idx := round - opt.Warmup
-		if warm {
-			idx = round
-		}
-		for i, sp := range specs {
-			b := set.Benchmarks[i]
-			done++
-			if b.Skipped != "" {
-				continue
-			}
-			if ctx.Err() != nil {
-				return set, finish(set, save, ErrInterrupted)
-			}
-			if opt.Progress != nil {
-				fmt.Fprintf(opt.Progress, "\r\033[K[%d/%d] %s %s", done, total, b.Workload, runName(warm, idx))
-			}
-			if err := addRun(ctx, set, b, sp, opt, idx, warm, save); err != nil {
-				return set, err
-			}
-		}
+	if err := Schedule(ctx, x, opt.Warmup, opt.Repeat, until); err != nil {
+		return x.set, err
 	}
 	if opt.Progress != nil {
 		fmt.Fprint(opt.Progress, "\r\033[K")
 	}
-	set.Complete = true
-	return set, save()
+	x.set.Complete = true
+	return x.set, x.save()
+}
+
+// local is the executor of Run and RunUntil: every run in a child of its
+// own on this machine, the set saved after each.
+type local struct {
+	set     *result.Set
+	specs   []workload.Spec
+	opt     *Options
+	maxRuns int // for the progress line
+}
+
+func (x *local) Sets() []*result.Set { return []*result.Set{x.set} }
+
+// save saves the set as the options say: the store's hook, then the file.
+func (x *local) save() error {
+	if x.opt.Record != nil {
+		if err := x.opt.Record(x.set); err != nil {
+			return err
+		}
+	}
+	if x.opt.Output == "" {
+		return nil
+	}
+	return result.Save(x.opt.Output, x.set)
+}
+
+// Run runs batch b: in the first, the warm-ups of every benchmark and then
+// its measured runs, round by round; later, round k of every benchmark b
+// asks k runs or more of, in order.
+func (x *local) Run(ctx context.Context, b Batch) error {
+	if !b.First() {
+		return x.more(ctx, b)
+	}
+	opt, set := x.opt, x.set
+	total := (b.Warmup + b.Repeat) * len(x.specs)
+	done := 0
+	for round := 0; round < b.Warmup+b.Repeat; round++ {
+		warm := round < b.Warmup
+		idx := round - b.Warmup
+		if warm {
+			idx = round
+		}
+		for i, sp := range x.specs {
+			bm := set.Benchmarks[i]
+			done++
+			if bm.Skipped != "" {
+				continue
+			}
+			if ctx.Err() != nil {
+				return finish(set, x.save, ErrInterrupted)
+			}
+			if opt.Progress != nil {
+				fmt.Fprintf(opt.Progress, "\r\033[K[%d/%d] %s %s", done, total, bm.Workload, runName(warm, idx))
+			}
+			if err := addRun(ctx, set, bm, sp, opt, idx, warm, x.save); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// more runs a later batch, the set marked incomplete while it does.
+func (x *local) more(ctx context.Context, b Batch) error {
+	x.set.Complete = false
+	for k := range b.Most() {
+		for i, n := range b.Runs[0] {
+			bm := x.set.Benchmarks[i]
+			// A run skipped earlier in the batch ends the benchmark's.
+			if n <= k || bm.Skipped != "" {
+				continue
+			}
+			if ctx.Err() != nil {
+				return finish(x.set, x.save, ErrInterrupted)
+			}
+			idx := Attempted(bm)
+			if x.opt.Progress != nil {
+				fmt.Fprintf(x.opt.Progress, "\r\033[K[more, up to %d] %s %s", x.maxRuns, bm.Workload, runName(false, idx))
+			}
+			if err := addRun(ctx, x.set, bm, x.specs[i], x.opt, idx, false, x.save); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // addRun runs one run of sp into b and saves the set. It returns
