@@ -28,9 +28,9 @@ func TestMergeBoots(t *testing.T) {
 			&result.Run{Index: 0, Status: result.StatusOK},
 			&result.Run{Index: 1, Status: result.StatusOK})
 	}
-	s := mergeBoot(nil, boot(true), 0)
-	s = mergeBoot(s, boot(true), 1)
-	s = mergeBoot(s, boot(false), 2)
+	s := MergeBoot(nil, boot(true), 0)
+	s = MergeBoot(s, boot(true), 1)
+	s = MergeBoot(s, boot(false), 2)
 	runs := s.Benchmarks[0].Runs
 	if len(runs) != 9 {
 		t.Fatalf("%d runs, want 9", len(runs))

@@ -213,7 +213,7 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 				return finished(sets), err
 			}
 			fmt.Fprintf(log, "kdelta: %s (%s): result in %.1f s\n", what, b.accel, time.Since(start).Seconds())
-			sets[vi] = mergeBoot(sets[vi], set, bi)
+			sets[vi] = MergeBoot(sets[vi], set, bi)
 			label(sets[vi], opt, v, b.accel)
 		}
 	}
@@ -331,10 +331,11 @@ func prepare(opt *Options, bin, dir string) ([]*prepared, error) {
 	return out, nil
 }
 
-// mergeBoot adds the runs of boot bi (its result set, got) to the
+// MergeBoot adds the runs of boot bi (its result set, got) to the
 // variant's set so far (nil for the first boot). Runs are numbered on
-// across boots and carry their boot index.
-func mergeBoot(into, got *result.Set, bi int) *result.Set {
+// across boots and carry their boot index. It is the one merge of boots:
+// kdelta vm --boots and bisect-run --vm's batches both go through it.
+func MergeBoot(into, got *result.Set, bi int) *result.Set {
 	tag := func(s *result.Set) {
 		for _, b := range s.Benchmarks {
 			for _, r := range b.Runs {
