@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,18 +14,7 @@ import (
 )
 
 func newRunCmd() *cobra.Command {
-	var (
-		repeat, warmup, fifo int
-		cpus, output         string
-		timeout              time.Duration
-		labels               []string
-		quick                bool
-		cf                   counterFlags
-		uf                   untilFlags
-		pf                   profileFlags
-		rf                   recordFlags
-		jf                   jobFlags
-	)
+	var s sessionFlags
 	c := &cobra.Command{
 		Use:   "run [WORKLOAD[:k=v,...]]...",
 		Short: "Run workloads, each run in a child process of its own",
@@ -39,111 +27,113 @@ results) records it after every run too, unless --no-store.
 --quick runs a short suite of every seed workload (under two minutes on a
 two-core machine) with -r 5 unless -r is given.`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if jf.used() {
+			if s.jf.used() {
 				// A job file, knobs or a matrix: see kdelta ab.
-				return runJob(c, args, &jf, "run")
+				return runJob(c, args, &s)
 			}
-			var specs []workload.Spec
-			if quick {
-				q, err := workload.QuickSuite()
-				if err != nil {
-					return err
-				}
-				specs = append(specs, q...)
-				if !c.Flags().Changed("repeat") {
-					repeat = 5
-				}
-			}
-			for _, a := range args {
-				sp, err := workload.ParseSpec(a)
-				if err != nil {
-					return err
-				}
-				specs = append(specs, sp)
-			}
-			if len(specs) == 0 {
-				return errors.New("run: no workloads given (name some, or use --quick; kdelta list shows them)")
-			}
-			if repeat < 1 {
-				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
-			}
-			if warmup < 0 {
-				return fmt.Errorf("--warmup: must not be negative, got %d", warmup)
-			}
-			if err := pf.check(c.Flags()); err != nil {
-				return err
-			}
-			opt, err := sessionOptions(cpus, fifo, warmup, repeat, timeout, output, labels)
-			if err != nil {
-				return err
-			}
-			hook, warmHook, schedstat, err := cf.hooks(opt.CPUs, false)
-			if err != nil {
-				return err
-			}
-			opt.OnReady, opt.OnReadyWarmup = hook, warmHook
-			if schedstat {
-				restore, err := counter.EnableSchedstats("/")
-				if err != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v: schedstat counters may stay zero\n", err)
-				}
-				defer restore()
-			}
-			if isTerminal(c.ErrOrStderr()) {
-				opt.Progress = c.ErrOrStderr()
-			}
-			for _, w := range opt.Warnings {
-				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
-			}
-			rec, err := rf.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer rec.done(c.ErrOrStderr())
-			if rec != nil {
-				opt.Record = rec.record
-			}
-			set, err := uf.run(c, specs, opt)
-			if set == nil {
-				return err
-			}
-			if err == nil {
-				// Profiled runs come after the measured ones and stay
-				// out of their statistics.
-				err = pf.record(c.Context(), set, specs, opt, output)
-			}
-			// Runs added after the first pass and profiles reach the
-			// store here.
-			if rerr := rec.record(set); rerr != nil && err == nil {
-				err = rerr
-			}
-			report.Show(c.OutOrStdout(), set, report.ShowOptions{})
-			pf.show(c.OutOrStdout(), set)
-			uf.report(c.OutOrStdout())
-			if output == "" && rec == nil {
-				fmt.Fprintln(c.ErrOrStderr(), "kdelta: results not saved (use -o FILE)")
-			}
-			if errors.Is(err, runner.ErrInterrupted) {
-				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(output))}
-			}
-			return err
+			return runPlain(c, args, &s)
 		},
 	}
-	f := c.Flags()
-	f.IntVarP(&repeat, "repeat", "r", 5, "measured runs per workload")
-	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload (recorded, not counted; syscall and pipe warm up on at most 1M calls or 100k loops)")
-	f.StringVar(&cpus, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
-	f.IntVar(&fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
-	f.DurationVar(&timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")
-	f.StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable; host and kernel are set unless given)")
-	f.StringVarP(&output, "output", "o", "", "write the result set to this JSON file, after every run")
-	f.BoolVar(&quick, "quick", false, "run the quick suite of every seed workload")
-	cf.register(f, "all")
-	uf.register(f)
-	pf.register(f)
-	rf.register(f)
-	jf.register(f, false)
+	s.register(c.Flags(), false)
 	return c
+}
+
+// runPlain runs kdelta run without a job: the workloads named (or the
+// quick suite) in one result set, shown when done.
+func runPlain(c *cobra.Command, args []string, s *sessionFlags) error {
+	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	specs, err := s.specs(args)
+	if err != nil {
+		return err
+	}
+	opt, err := sessionOptions(s.cpus, s.fifo, s.warmup, s.repeat, s.timeout, s.output, s.labels)
+	if err != nil {
+		return err
+	}
+	hook, warmHook, schedstat, err := s.cf.hooks(opt.CPUs, false)
+	if err != nil {
+		return err
+	}
+	opt.OnReady, opt.OnReadyWarmup = hook, warmHook
+	if schedstat {
+		restore, err := counter.EnableSchedstats("/")
+		if err != nil {
+			fmt.Fprintf(stderr, "kdelta: warning: %v: schedstat counters may stay zero\n", err)
+		}
+		defer restore()
+	}
+	if isTerminal(stderr) {
+		opt.Progress = stderr
+	}
+	for _, w := range opt.Warnings {
+		fmt.Fprintf(stderr, "kdelta: warning: %s\n", w)
+	}
+	rec, err := s.rf.open(c.Context())
+	if err != nil {
+		return err
+	}
+	defer rec.done(stderr)
+	if rec != nil {
+		opt.Record = rec.record
+	}
+	until, err := s.uf.rule(c.Context(), s.rf.loc, specs, opt.Repeat)
+	if err != nil {
+		return err
+	}
+	set, err := runner.RunUntil(c.Context(), specs, opt, until)
+	s.uf.finish(stderr, set)
+	if err == nil {
+		// Profiled runs come after the measured ones and stay out of
+		// their statistics.
+		err = s.pf.record(c.Context(), set, specs, opt, s.output)
+	}
+	// Runs added after the first pass and profiles reach the store here.
+	if rerr := rec.record(set); rerr != nil && err == nil {
+		err = rerr
+	}
+	report.Show(stdout, set, report.ShowOptions{})
+	s.pf.show(stdout, set)
+	s.uf.report(stdout)
+	if s.output == "" && rec == nil {
+		fmt.Fprintln(stderr, "kdelta: results not saved (use -o FILE)")
+	}
+	if errors.Is(err, runner.ErrInterrupted) {
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(s.output))}
+	}
+	return err
+}
+
+// specs are the workloads kdelta run names (and the quick suite), with
+// the flags checked that need no machine.
+func (s *sessionFlags) specs(args []string) ([]workload.Spec, error) {
+	var specs []workload.Spec
+	if s.quick {
+		q, err := workload.QuickSuite()
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, q...)
+	}
+	for _, a := range args {
+		sp, err := workload.ParseSpec(a)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, sp)
+	}
+	if len(specs) == 0 {
+		return nil, errors.New("run: no workloads given (name some, or use --quick; kdelta list shows them)")
+	}
+	if s.repeat < 1 {
+		return nil, fmt.Errorf("-r/--repeat: must be at least 1, got %d", s.repeat)
+	}
+	if s.warmup < 0 {
+		return nil, fmt.Errorf("--warmup: must not be negative, got %d", s.warmup)
+	}
+	if err := s.pf.check(s.fs); err != nil {
+		return nil, err
+	}
+	return specs, nil
 }
 
 // keptRuns says what the sets keep of an interrupted session: measured

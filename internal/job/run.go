@@ -32,11 +32,11 @@ type RunOptions struct {
 	Env func() (*sysinfo.Fingerprint, []string)
 	// Save is called with a cell's set after each of its runs.
 	Save func(cell int, set *result.Set) error
-	// More, when set, is asked after the rounds whether another round of
-	// measured runs is needed; Run stops at MaxRuns measured runs per
-	// benchmark.
-	More    func(sets []*result.Set) bool
-	MaxRuns int
+	// Until is the stopping rule after the rounds (runner.Until; its
+	// More or MoreOf sees the cells' sets): each batch is one more round
+	// of every cell, so the variants compared stay level. The zero Until
+	// runs the rounds alone.
+	Until runner.Until
 	// Progress receives a status line per run (a terminal).
 	Progress io.Writer
 }
@@ -74,22 +74,7 @@ func Run(ctx context.Context, cells []Cell, specs []workload.Spec, opt RunOption
 			return r.sets, err
 		}
 	}
-	warm, reps := opt.Runner.Warmup, opt.Runner.Repeat
-	var err error
-	if opt.Order == "blocks" {
-		for i := range cells {
-			for round := 0; round < warm+reps && err == nil; round++ {
-				err = r.step(ctx, i, round < warm)
-			}
-		}
-	} else {
-		for round := 0; round < warm+reps && err == nil; round++ {
-			err = r.round(ctx, round, round < warm)
-		}
-	}
-	for round := warm + reps; err == nil && opt.More != nil && r.measured() < opt.MaxRuns && opt.More(r.sets); round++ {
-		err = r.round(ctx, round, false)
-	}
+	err := runner.Schedule(ctx, r, opt.Runner.Warmup, opt.Runner.Repeat, opt.Until)
 	if opt.Progress != nil {
 		fmt.Fprint(opt.Progress, "\r\033[K")
 	}
@@ -110,12 +95,44 @@ func Run(ctx context.Context, cells []Cell, specs []workload.Spec, opt RunOption
 	return r.sets, nil
 }
 
+// A cellRunner is the runner.Executor of Run: its batches are rounds of
+// the cells, each cell's runs under its knobs.
 type cellRunner struct {
-	opt   RunOptions
-	specs []workload.Spec
-	cells []Cell
-	sets  []*result.Set
-	done  int
+	opt    RunOptions
+	specs  []workload.Spec
+	cells  []Cell
+	sets   []*result.Set
+	done   int
+	rounds int // rounds run, for the random order's seed
+}
+
+func (r *cellRunner) Sets() []*result.Set { return r.sets }
+
+// Run runs batch b: the first as the order says (interleaved or random
+// rounds, or each cell's runs in a block), every later one as one more
+// round of every cell, whatever b asks of each: a variant that stopped
+// while the baseline went on would no longer be level with it.
+func (r *cellRunner) Run(ctx context.Context, b runner.Batch) error {
+	if !b.First() {
+		return r.round(ctx, false)
+	}
+	if r.opt.Order == "blocks" {
+		for i := range r.cells {
+			for round := 0; round < b.Warmup+b.Repeat; round++ {
+				if err := r.step(ctx, i, round < b.Warmup); err != nil {
+					return err
+				}
+			}
+		}
+		r.rounds = b.Warmup + b.Repeat
+		return nil
+	}
+	for round := 0; round < b.Warmup+b.Repeat; round++ {
+		if err := r.round(ctx, round < b.Warmup); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (r *cellRunner) save(i int) error {
@@ -127,7 +144,9 @@ func (r *cellRunner) save(i int) error {
 
 // round runs one run of every cell, in order, or shuffled from the seed
 // and the round number with the random order.
-func (r *cellRunner) round(ctx context.Context, round int, warm bool) error {
+func (r *cellRunner) round(ctx context.Context, warm bool) error {
+	round := r.rounds
+	r.rounds++
 	order := make([]int, len(r.cells))
 	for i := range order {
 		order[i] = i
@@ -142,24 +161,6 @@ func (r *cellRunner) round(ctx context.Context, round int, warm bool) error {
 		}
 	}
 	return nil
-}
-
-// measured is the fewest measured runs any benchmark of any cell has,
-// skipped benchmarks aside.
-func (r *cellRunner) measured() int {
-	least := -1
-	for _, s := range r.sets {
-		for _, b := range s.Benchmarks {
-			if b.Skipped != "" {
-				continue
-			}
-			n := count(b, false)
-			if least < 0 || n < least {
-				least = n
-			}
-		}
-	}
-	return max(least, 0)
 }
 
 // count is the runs of b, warm-ups or measured ones, that were attempted.

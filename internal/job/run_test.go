@@ -152,10 +152,12 @@ func TestRunMoreAndInterrupt(t *testing.T) {
 	defer sess.Restore()
 	asked := 0
 	opt := RunOptions{
-		Runner:  &runner.Options{Repeat: 2, Version: "test"},
-		Knobs:   sess,
-		More:    func([]*result.Set) bool { asked++; return true },
-		MaxRuns: 4,
+		Runner: &runner.Options{Repeat: 2, Version: "test"},
+		Knobs:  sess,
+		Until: runner.Until{MaxRuns: 4, MoreOf: func(sets []*result.Set) [][]bool {
+			asked++
+			return [][]bool{{true}, {true}}
+		}},
 	}
 	sets, err := Run(context.Background(), cells, quickSpecs(t), opt)
 	if err != nil {
@@ -166,8 +168,9 @@ func TestRunMoreAndInterrupt(t *testing.T) {
 			t.Errorf("%s: %d measured runs, want MaxRuns 4", s.Labels["variant"], n)
 		}
 	}
-	if asked != 2 {
-		t.Errorf("More asked %d times, want 2", asked)
+	// Asked after rounds 2, 3 and 4: the cap, not the question, ends it.
+	if asked != 3 {
+		t.Errorf("More asked %d times, want 3", asked)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
