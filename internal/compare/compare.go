@@ -178,8 +178,10 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 			r.Rows = append(r.Rows, row)
 			if mi == 0 {
 				for i, c := range row.Vs {
+					// A cost ratio: above 1 is for the worse, so a
+					// metric whose rise is for the better is inverted.
 					ratio := 1 + c.Change
-					if m.Better == result.Higher && ratio > 0 {
+					if !m.Worse(1) && ratio > 0 {
 						ratio = 1 / ratio
 					}
 					if ratio > 0 && !math.IsInf(ratio, 0) && !math.IsNaN(ratio) {
