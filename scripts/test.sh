@@ -101,9 +101,9 @@ if ! tidy=$(go mod tidy -diff); then
 	echo "$tidy" >&2
 	exit 1
 fi
-# Only internal/sys may import golang.org/x/sys/unix.
-if grep -rln '"golang.org/x/sys/unix"' --include='*.go' cmd internal bench | grep -v '^internal/sys/'; then
-	echo "golang.org/x/sys/unix imported outside internal/sys" >&2
+# Only internal/sys may import golang.org/x/sys/unix and netlink.
+if grep -rlnE '"(golang.org/x/sys/unix|github.com/vishvananda/netlink)"' --include='*.go' cmd internal bench | grep -v '^internal/sys/'; then
+	echo "golang.org/x/sys/unix or vishvananda/netlink imported outside internal/sys" >&2
 	exit 1
 fi
 

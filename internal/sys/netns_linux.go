@@ -6,10 +6,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// NetlinkRoute is the rtnetlink protocol, the only netlink family the
-// bridge workload opens a socket for.
-const NetlinkRoute = unix.NETLINK_ROUTE
-
 // Capability bits, as they appear in the CapEff mask of /proc/PID/status.
 // Creating a network namespace needs CAP_SYS_ADMIN; adding and changing
 // links inside it needs CAP_NET_ADMIN.

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vishvananda/netlink"
-
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/sysinfo"
@@ -116,7 +114,7 @@ func probeVLANFiltering() (bool, error) {
 			done <- answer{err: fmt.Errorf("network namespace: %w", err)}
 			return
 		}
-		h, err := netlink.NewHandle(sys.NetlinkRoute)
+		h, err := sys.OpenRtnetlink()
 		if err != nil {
 			done <- answer{err: fmt.Errorf("rtnetlink socket: %w", err)}
 			return
@@ -191,8 +189,7 @@ func parseCapEff(status string) (uint64, error) {
 
 // bridgeState is what one cycle's operations hand on to the next.
 type bridgeState struct {
-	br   *netlink.Bridge
-	veth *netlink.Veth
+	br, veth *sys.Link
 }
 
 // A bridgeOp is one timed step of a cycle.
@@ -201,7 +198,7 @@ type bridgeOp struct {
 	// msgs are the rtnetlink requests the step sends, in order, including
 	// the lookups the netlink library makes for an ifindex.
 	msgs string
-	do   func(h *netlink.Handle, s *bridgeState) error
+	do   func(h *sys.Rtnetlink, s *bridgeState) error
 }
 
 // bridgeOps returns the steps of one cycle, in order.
@@ -209,49 +206,44 @@ func bridgeOps(vlanFiltering bool) []bridgeOp {
 	ops := []bridgeOp{{
 		name: "add-bridge",
 		msgs: "RTM_NEWLINK " + bridgeName + " type bridge; RTM_GETLINK " + bridgeName,
-		do: func(h *netlink.Handle, s *bridgeState) error {
-			a := netlink.NewLinkAttrs()
-			a.Name = bridgeName
-			s.br = &netlink.Bridge{LinkAttrs: a}
-			return h.LinkAdd(s.br)
+		do: func(h *sys.Rtnetlink, s *bridgeState) (err error) {
+			s.br, err = h.AddBridge(bridgeName)
+			return err
 		},
 	}}
 	if vlanFiltering {
 		ops = append(ops, bridgeOp{
 			name: "vlan-filtering",
 			msgs: "RTM_NEWLINK " + bridgeName + " IFLA_BR_VLAN_FILTERING=1",
-			do: func(h *netlink.Handle, s *bridgeState) error {
-				return h.BridgeSetVlanFiltering(s.br, true)
+			do: func(h *sys.Rtnetlink, s *bridgeState) error {
+				return h.SetVLANFiltering(s.br, true)
 			},
 		})
 	}
 	return append(ops, []bridgeOp{{
 		name: "add-veth",
 		msgs: "RTM_NEWLINK " + vethName + " type veth peer " + peerName + "; RTM_GETLINK " + vethName,
-		do: func(h *netlink.Handle, s *bridgeState) error {
-			a := netlink.NewLinkAttrs()
-			a.Name = vethName
-			s.veth = netlink.NewVeth(a)
-			s.veth.PeerName = peerName
-			return h.LinkAdd(s.veth)
+		do: func(h *sys.Rtnetlink, s *bridgeState) (err error) {
+			s.veth, err = h.AddVeth(vethName, peerName)
+			return err
 		},
 	}, {
 		name: "enslave",
 		msgs: "RTM_SETLINK " + vethName + " IFLA_MASTER=" + bridgeName,
-		do: func(h *netlink.Handle, s *bridgeState) error {
-			return h.LinkSetMaster(s.veth, s.br)
+		do: func(h *sys.Rtnetlink, s *bridgeState) error {
+			return h.SetMaster(s.veth, s.br)
 		},
 	}, {
 		name: "up",
 		msgs: "RTM_GETLINK " + peerName + "; RTM_NEWLINK IFF_UP " + bridgeName + ", " + vethName + ", " + peerName,
-		do: func(h *netlink.Handle, s *bridgeState) error {
+		do: func(h *sys.Rtnetlink, s *bridgeState) error {
 			peer, err := h.LinkByName(peerName)
 			if err != nil {
 				return err
 			}
-			for _, l := range []netlink.Link{s.br, s.veth, peer} {
-				if err := h.LinkSetUp(l); err != nil {
-					return fmt.Errorf("%s: %w", l.Attrs().Name, err)
+			for _, l := range []*sys.Link{s.br, s.veth, peer} {
+				if err := h.SetUp(l); err != nil {
+					return fmt.Errorf("%s: %w", l.Name(), err)
 				}
 			}
 			return nil
@@ -259,14 +251,14 @@ func bridgeOps(vlanFiltering bool) []bridgeOp {
 	}, {
 		name: "del-veth",
 		msgs: "RTM_DELLINK " + vethName + " (its peer goes with it)",
-		do: func(h *netlink.Handle, s *bridgeState) error {
-			return h.LinkDel(s.veth)
+		do: func(h *sys.Rtnetlink, s *bridgeState) error {
+			return h.Delete(s.veth)
 		},
 	}, {
 		name: "del-bridge",
 		msgs: "RTM_DELLINK " + bridgeName,
-		do: func(h *netlink.Handle, s *bridgeState) error {
-			return h.LinkDel(s.br)
+		do: func(h *sys.Rtnetlink, s *bridgeState) error {
+			return h.Delete(s.br)
 		},
 	}}...)
 }
@@ -310,7 +302,7 @@ func bridgeRun(t *Task, ops []bridgeOp, cycles int) error {
 	}
 	// The sockets are made on this thread, so they talk to the new
 	// namespace whichever thread later uses them.
-	h, err := netlink.NewHandle(sys.NetlinkRoute)
+	h, err := sys.OpenRtnetlink()
 	if err != nil {
 		return fmt.Errorf("rtnetlink socket in the new namespace: %w", err)
 	}
@@ -371,10 +363,10 @@ func bridgeOpError(op bridgeOp, cycle int, err error) error {
 // removeBridgeLinks deletes whatever a failed cycle left. The namespace
 // dies with the process anyway; this keeps a long-lived caller (a test)
 // from carrying links around.
-func removeBridgeLinks(h *netlink.Handle) {
+func removeBridgeLinks(h *sys.Rtnetlink) {
 	for _, name := range []string{vethName, bridgeName} {
 		if l, err := h.LinkByName(name); err == nil {
-			_ = h.LinkDel(l)
+			_ = h.Delete(l)
 		}
 	}
 }
