@@ -148,8 +148,8 @@ func pingPong(n, m int) (helperReport, error) {
 
 	// Park one more locked thread than there were threads at the go-ahead
 	// in a blocking read: the runtime has to clone new ones.
-	var hold [2]int
-	if err := syscall.Pipe2(hold[:], syscall.O_CLOEXEC); err != nil {
+	holdR, holdW, err := sys.Pipe()
+	if err != nil {
 		return rep, err
 	}
 	parked := len(rep.ThreadsAtGo) + 1
@@ -159,7 +159,7 @@ func pingPong(n, m int) (helperReport, error) {
 			runtime.LockOSThread()
 			started <- struct{}{}
 			b := make([]byte, 1)
-			syscall.Read(hold[0], b)
+			syscall.Read(holdR, b)
 		}()
 	}
 	for i := 0; i < parked; i++ {
@@ -221,7 +221,7 @@ func pingPong(n, m int) (helperReport, error) {
 		return rep, fmt.Errorf("grandchild: %w", err)
 	}
 	rep.ChildSyscalls = m
-	syscall.Write(hold[1], make([]byte, parked))
+	syscall.Write(holdW, make([]byte, parked))
 	return rep, nil
 }
 

@@ -7,9 +7,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrLocked is returned by TryLock when another open file holds the lock.
-var ErrLocked = errors.New("locked by another process")
-
 // TryLock takes an exclusive flock(2) lock on f without waiting. The lock
 // belongs to f's open file description, so it lasts until f is closed, is
 // released by the kernel when its holder dies however it dies (SIGKILL

@@ -2,12 +2,9 @@
 
 package sys
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 // KVMCreateVM reports that there is no KVM: it is Linux's.
 func KVMCreateVM() error {
-	return fmt.Errorf("/dev/kvm: %w: KVM is Linux's", errors.ErrUnsupported)
+	return fmt.Errorf("/dev/kvm: KVM %w", ErrNotLinux)
 }

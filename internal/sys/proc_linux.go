@@ -8,12 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Membarrier commands (include/uapi/linux/membarrier.h).
-const (
-	MembarrierQuery  = 0
-	MembarrierGlobal = 1
-)
-
 // Membarrier calls membarrier(2). GLOBAL waits for an RCU grace period,
 // so this goes through the runtime's blocking path, not a raw call.
 func Membarrier(cmd, flags int) (int, error) {
@@ -23,9 +17,6 @@ func Membarrier(cmd, flags int) (int, error) {
 	}
 	return int(r), nil
 }
-
-// ErrNotSupported marks a kernel feature that is absent (ENOSYS).
-var ErrNotSupported = errors.New("not supported by this kernel")
 
 // IsENOSYS tells whether err is ENOSYS.
 func IsENOSYS(err error) bool { return errors.Is(err, unix.ENOSYS) }

@@ -1,7 +1,6 @@
 package sys
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
@@ -133,10 +132,6 @@ func SocketPair() (a, b int, err error) {
 
 // Close closes fd, ignoring errors (for cleanup paths).
 func Close(fd int) { _ = unix.Close(fd) }
-
-// ErrNoThreadPidfd says this kernel cannot open a pidfd for a thread
-// (PIDFD_THREAD came in Linux 6.9).
-var ErrNoThreadPidfd = errors.New("no pidfd for threads (PIDFD_THREAD needs Linux 6.9)")
 
 // ThreadPidfd opens a pidfd for thread tid of this process; it polls
 // readable once the thread has exited, which is how a caller joins a

@@ -16,23 +16,6 @@ const (
 	SchedIdle  = unix.SCHED_IDLE
 )
 
-// PolicyName names a scheduling policy as chrt -p prints it.
-func PolicyName(p int) string {
-	switch p {
-	case SchedOther:
-		return "SCHED_OTHER"
-	case SchedFIFO:
-		return "SCHED_FIFO"
-	case SchedRR:
-		return "SCHED_RR"
-	case SchedBatch:
-		return "SCHED_BATCH"
-	case SchedIdle:
-		return "SCHED_IDLE"
-	}
-	return fmt.Sprintf("policy %d", p)
-}
-
 // Affinity returns the CPUs task tid (0: the calling thread) may run on.
 func Affinity(tid int) ([]int, error) {
 	var set unix.CPUSet
@@ -63,19 +46,6 @@ func SetAffinity(tid int, cpus []int) error {
 	return nil
 }
 
-// Policy is a scheduling policy and its static priority.
-type Policy struct {
-	Policy   int
-	Priority int
-}
-
-func (p Policy) String() string {
-	if p.Policy == SchedFIFO || p.Policy == SchedRR {
-		return fmt.Sprintf("%s %d", PolicyName(p.Policy), p.Priority)
-	}
-	return PolicyName(p.Policy)
-}
-
 // Scheduler returns task tid's policy and priority (0: the calling thread).
 func Scheduler(tid int) (Policy, error) {
 	a, err := unix.SchedGetAttr(tid, 0)
@@ -84,10 +54,6 @@ func Scheduler(tid int) (Policy, error) {
 	}
 	return Policy{Policy: int(a.Policy), Priority: int(a.Priority)}, nil
 }
-
-// ErrNoPrivilege reports that the caller may not raise its scheduling
-// policy (no CAP_SYS_NICE, no RLIMIT_RTPRIO).
-var ErrNoPrivilege = errors.New("not permitted (needs root or CAP_SYS_NICE)")
 
 // SetScheduler sets task tid's policy and priority (0: the calling thread).
 func SetScheduler(tid int, p Policy) error {

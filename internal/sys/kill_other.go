@@ -1,0 +1,34 @@
+//go:build !linux
+
+package sys
+
+import (
+	"os/signal"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// IgnoreSignal sets sig's disposition to ignored, through os/signal.
+func IgnoreSignal(sig syscall.Signal) { signal.Ignore(sig) }
+
+// SignalIgnored reports that the kernel's signal masks are read from
+// Linux's /proc.
+func SignalIgnored(sig syscall.Signal) (bool, error) { return false, ErrNotLinux }
+
+// RawSleep sleeps for d through the Go runtime: the raw sleep is Linux's.
+func RawSleep(d time.Duration) { time.Sleep(d) }
+
+// ForkRaw reports that the raw fork is Linux's.
+func ForkRaw(body func(arg unsafe.Pointer) int, arg unsafe.Pointer, exitSignal syscall.Signal) (pid int, err error) {
+	return 0, ErrNotLinux
+}
+
+// ForkPauser reports that the raw fork is Linux's.
+func ForkPauser() (pid int, err error) { return 0, ErrNotLinux }
+
+// WaitChild reports that kdelta's children are Linux's.
+func WaitChild(pid int) error { return ErrNotLinux }
+
+// WaitGone reports that kdelta's children are Linux's.
+func WaitGone(pid int) error { return ErrNotLinux }
