@@ -11,31 +11,40 @@ import (
 	"github.com/kdelta/kdelta/internal/cli"
 )
 
-// TestUsageErrors checks that bad input gives one line naming what was
-// wrong, exit status 2, and no Go trace.
+// TestUsageErrors checks that bad input gives one line per problem, each
+// naming what was wrong, exit status 2, and no Go trace. Each case lists
+// every line it must print, so a problem dropped (or a line cut short) is
+// a failure, not a line that was never looked at.
 func TestUsageErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte("{not json"), 0o644)
+	a, b := filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")
 	tests := []struct {
 		args []string
-		want string
+		want []string // the lines of stderr, after "kdelta: ", in order
 	}{
-		{[]string{"run", "nosuch"}, `unknown workload "nosuch"`},
-		{[]string{"run", "syscall:bogus=1"}, `workload syscall: unknown parameter "bogus"`},
-		{[]string{"run", "syscall:calls=many"}, `parameter calls: bad value "many"`},
-		{[]string{"run", "syscall:calls=1,calls=2"}, `workload syscall: parameter calls given twice in "syscall:calls=1,calls=2"`},
-		{[]string{"run", "pipe:mode=fork"}, `parameter mode: bad value "fork" (one of process|thread)`},
-		{[]string{"run", "--cpus", "x", "syscall"}, `--cpus: bad CPU "x"`},
-		{[]string{"run", "--cpus", "4000", "syscall"}, `--cpus: CPU 4000 is not available here`},
-		{[]string{"run", "--fifo", "200", "syscall"}, `--fifo: priority 200 out of range`},
-		{[]string{"run", "--bogus", "syscall"}, `unknown flag: --bogus`},
-		{[]string{"run", "-r", "0", "syscall"}, `-r/--repeat: must be at least 1`},
-		{[]string{"run", "--label", "nokey", "syscall"}, `--label: "nokey" is not key=value`},
-		{[]string{"run"}, `no workloads given`},
-		{[]string{"show", filepath.Join(dir, "missing.json")}, `missing.json: no such file`},
-		{[]string{"show", bad}, `bad.json: not a kdelta result set`},
-		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand"`},
+		{[]string{"run", "nosuch"}, []string{`unknown workload "nosuch"`}},
+		{[]string{"run", "syscall:bogus=1"}, []string{`workload syscall: unknown parameter "bogus"`}},
+		{[]string{"run", "syscall:calls=many"}, []string{`parameter calls: bad value "many"`}},
+		{[]string{"run", "syscall:calls=1,calls=2"}, []string{`workload syscall: parameter calls given twice in "syscall:calls=1,calls=2"`}},
+		{[]string{"run", "pipe:mode=fork"}, []string{`parameter mode: bad value "fork" (one of process|thread)`}},
+		{[]string{"run", "--cpus", "x", "syscall"}, []string{`--cpus: bad CPU "x"`}},
+		{[]string{"run", "--cpus", "4000", "syscall"}, []string{`--cpus: CPU 4000 is not available here`}},
+		{[]string{"run", "--fifo", "200", "syscall"}, []string{`--fifo: priority 200 out of range`}},
+		{[]string{"run", "--bogus", "syscall"}, []string{`unknown flag: --bogus`}},
+		{[]string{"run", "-r", "0", "syscall"}, []string{`-r/--repeat: must be at least 1`}},
+		{[]string{"run", "--label", "nokey", "syscall"}, []string{`--label: "nokey" is not key=value`}},
+		{[]string{"run"}, []string{`no workloads given`}},
+		{[]string{"show", filepath.Join(dir, "missing.json")}, []string{`missing.json: no such file`}},
+		{[]string{"show", bad}, []string{`bad.json: not a kdelta result set`}},
+		{[]string{"nosuchcommand"}, []string{`unknown command "nosuchcommand"`}},
+		// stats.Options.Validate joins its problems: each is a line, under
+		// the flags it came from.
+		{[]string{"compare", a, b, "--alpha", "2", "--test", "bogus"}, []string{
+			`--alpha/--test: alpha 2 is not in (0, 1)`,
+			`--alpha/--test: test "bogus" is not "mannwhitney" or "welch"`,
+		}},
 	}
 	for _, tt := range tests {
 		var stdout, stderr bytes.Buffer
@@ -44,8 +53,15 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("kdelta %v: exit %d, want 2", tt.args, code)
 		}
 		msg := stderr.String()
-		if strings.Count(msg, "\n") != 1 || !strings.HasPrefix(msg, "kdelta: ") || !strings.Contains(msg, tt.want) {
-			t.Errorf("kdelta %v: stderr %q, want one line containing %q", tt.args, msg, tt.want)
+		lines := strings.Split(strings.TrimSuffix(msg, "\n"), "\n")
+		if !strings.HasSuffix(msg, "\n") || len(lines) != len(tt.want) {
+			t.Errorf("kdelta %v: stderr %q, want %d lines containing %q", tt.args, msg, len(tt.want), tt.want)
+		} else {
+			for i, line := range lines {
+				if !strings.HasPrefix(line, "kdelta: ") || !strings.Contains(line, tt.want[i]) {
+					t.Errorf("kdelta %v: line %d of stderr is %q, want kdelta: ...%s...", tt.args, i+1, line, tt.want[i])
+				}
+			}
 		}
 		if strings.Contains(msg, "goroutine") || strings.Contains(msg, "panic") {
 			t.Errorf("kdelta %v: Go trace in stderr: %q", tt.args, msg)
