@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -40,12 +42,52 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
-// Main runs kdelta with args (without the program name) and returns the
-// exit status. The hidden child and worker modes are dispatched here,
-// before the command line is parsed. An error is printed as one line per
-// problem (several when it joins them, errors.Join), each after
-// "kdelta: ".
+// Main runs kdelta with args (without the program name) as a process:
+// with its environment, on the system it was built for. It returns the
+// exit status.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return Run(ctx, Process{Args: args, Stdout: stdout, Stderr: stderr, Getenv: os.Getenv, GOOS: runtime.GOOS})
+}
+
+// A Process is what kdelta takes from the process it runs in. Main takes
+// the real one; a test runs kdelta with its own.
+type Process struct {
+	// Args are the arguments, without the program name.
+	Args []string
+	// Stdout takes the output, Stderr progress, warnings and errors.
+	Stdout, Stderr io.Writer
+	// Getenv reads the environment ($KDELTA_STORE); nil reads an empty
+	// one.
+	Getenv func(string) string
+	// GOOS is the system kdelta runs on: the commands that measure this
+	// machine refuse any but linux.
+	GOOS string
+}
+
+// processKey carries the Process in the command's context, which is how
+// the resolver, made deep in a command, reads the environment Run was
+// given.
+type processKey struct{}
+
+// getenv reads the environment of the Process in ctx. Without one (a
+// context that did not come from Run) it reads the real environment.
+func getenv(ctx context.Context, key string) string {
+	p, ok := ctx.Value(processKey{}).(*Process)
+	switch {
+	case !ok:
+		return os.Getenv(key)
+	case p.Getenv == nil:
+		return ""
+	}
+	return p.Getenv(key)
+}
+
+// Run runs kdelta in p and returns the exit status. The hidden child and
+// worker modes are dispatched here, before the command line is parsed. An
+// error is printed as one line per problem (several when it joins them,
+// errors.Join), each after "kdelta: ".
+func Run(ctx context.Context, p Process) int {
+	args, stderr := p.Args, p.Stderr
 	if code, ok := runner.Hidden(args); ok {
 		return code
 	}
@@ -56,13 +98,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return vm.GuestMain()
 	}
 	// Knobs that a killed kdelta left changed go back first (kdelta
-	// restore does it itself, and says so on stdout).
-	if !isRestore(args) {
+	// restore does it itself, and says so on stdout). Knobs are Linux's.
+	if p.GOOS == "linux" && !isRestore(args) {
 		knob.RecoverStale(stderr)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	root := newRoot(stdout, stderr)
+	ctx = context.WithValue(ctx, processKey{}, &p)
+	root := newRoot(p.Stdout, stderr)
+	needLinux(root, p.GOOS)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -145,4 +189,53 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 func isTerminal(f any) bool {
 	fd, ok := f.(interface{ Fd() uintptr })
 	return ok && sys.IsTerminal(int(fd.Fd()))
+}
+
+// A linuxOnly command measures or changes the machine it runs on, which
+// kdelta does only on Linux; why says what it does there, when (nil:
+// always) tells from the arguments whether this invocation does.
+type linuxOnly struct {
+	why  string
+	when func(args []string) bool
+}
+
+// linuxOnlyCommands are the commands that measure: elsewhere kdelta reads
+// the result sets made on Linux. It is the one list, checked by needLinux
+// before each command's own RunE.
+var linuxOnlyCommands = map[string]linuxOnly{
+	"kdelta run":        {why: "measures this machine's kernel"},
+	"kdelta stat":       {why: "measures a command on this machine's kernel"},
+	"kdelta ab":         {why: "changes and measures this machine's kernel settings"},
+	"kdelta vm":         {why: "boots a kernel under test in qemu with kdelta as its /init"},
+	"kdelta bisect-run": {why: "measures this machine's kernel to judge it"},
+	"kdelta restore":    {why: "writes back the kernel settings a killed kdelta left changed"},
+	"kdelta env":        {why: "reads this machine's kernel fingerprint"},
+	"kdelta env diff": {why: "reads this machine's kernel fingerprint for -",
+		when: func(args []string) bool { return slices.Contains(args, "-") }},
+}
+
+// needLinux makes each command of linuxOnlyCommands under root fail on
+// any goos but linux, before it starts, with one line saying why and what
+// does work there. Flags and arguments are checked first, and help works.
+func needLinux(root *cobra.Command, goos string) {
+	if goos == "linux" {
+		return
+	}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if lo, ok := linuxOnlyCommands[c.CommandPath()]; ok && c.RunE != nil {
+			run := c.RunE
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if lo.when == nil || lo.when(args) {
+					return fmt.Errorf("%s %w: it %s (this is %s, where compare, import, show, history, results and profile read the results measured on Linux)",
+						c.CommandPath(), sys.ErrNotLinux, lo.why, goos)
+				}
+				return run(c, args)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
 }

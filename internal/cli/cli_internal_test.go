@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"testing"
 )
@@ -34,6 +35,23 @@ func TestErrorProblems(t *testing.T) {
 	for _, tt := range tests {
 		if got := problems(tt.err); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s: problems(%q) = %q, want %q", tt.name, tt.err, got, tt.want)
+		}
+	}
+}
+
+// TestUsageLinuxOnlyCommandsExist checks that every command the list of
+// commands needing Linux names is a command, with a RunE to guard, so a
+// renamed command cannot start measuring on a laptop unnoticed.
+func TestUsageLinuxOnlyCommandsExist(t *testing.T) {
+	guarded := map[string]bool{}
+	for cmds := newRoot(io.Discard, io.Discard).Commands(); len(cmds) > 0; cmds = cmds[1:] {
+		c := cmds[0]
+		guarded[c.CommandPath()] = c.RunE != nil
+		cmds = append(cmds, c.Commands()...)
+	}
+	for path := range linuxOnlyCommands {
+		if !guarded[path] {
+			t.Errorf("%q needs Linux, but no such command has a RunE", path)
 		}
 	}
 }

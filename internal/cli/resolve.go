@@ -23,12 +23,13 @@ const storeEnv = "KDELTA_STORE"
 const storeUsage = "the store: an SQLite file or a postgres:// URL (default $" + storeEnv + ", else $XDG_DATA_HOME/kdelta/kdelta.db)"
 
 // storeLocation is where the store is: the --store flag, else
-// $KDELTA_STORE, else "" for store.DefaultPath.
-func storeLocation(flag string) string {
+// $KDELTA_STORE in the environment Run was given (ctx), else "" for
+// store.DefaultPath.
+func storeLocation(ctx context.Context, flag string) string {
 	if flag != "" {
 		return flag
 	}
-	return os.Getenv(storeEnv)
+	return getenv(ctx, storeEnv)
 }
 
 // recordFlags are --store and --no-store of the commands that make result
@@ -60,7 +61,7 @@ func (rf *recordFlags) open(ctx context.Context) (*recorder, error) {
 		}
 		return nil, nil
 	}
-	st, err := store.Open(ctx, storeLocation(rf.loc))
+	st, err := store.Open(ctx, storeLocation(ctx, rf.loc))
 	if err != nil {
 		return nil, fmt.Errorf("%w (--no-store goes without the store)", err)
 	}
@@ -99,7 +100,7 @@ type resolver struct {
 }
 
 func newResolver(ctx context.Context, storeFlag string) *resolver {
-	return &resolver{ctx: ctx, loc: storeLocation(storeFlag)}
+	return &resolver{ctx: ctx, loc: storeLocation(ctx, storeFlag)}
 }
 
 // close closes the store if it was opened.
