@@ -113,6 +113,21 @@ for arch in amd64 arm64 ppc64le s390x; do
 	echo "linux/$arch ok"
 done
 
+step "darwin builds of the analysis commands"
+# compare, import, show, history, results and profile diff run on a laptop
+# over results fetched from a lab; only measuring needs Linux. kdelta
+# builds for macOS, and the packages those commands need build there with
+# their tests.
+analysis=(./internal/result ./internal/stats ./internal/compare ./internal/report ./internal/store ./internal/profile ./internal/golden ./internal/sysinfo)
+for arch in arm64 amd64; do
+	CGO_ENABLED=0 GOOS=darwin GOARCH=$arch go build -o /dev/null ./cmd/kdelta
+	CGO_ENABLED=0 GOOS=darwin GOARCH=$arch go vet "${analysis[@]}"
+	for pkg in "${analysis[@]}"; do
+		CGO_ENABLED=0 GOOS=darwin GOARCH=$arch go test -c -o /dev/null "$pkg"
+	done
+	echo "darwin/$arch ok"
+done
+
 step "tests"
 go test -count=1 -p 1 -timeout 25m ./...   # one package at a time: several tests write kernel knobs (rcu_expedited, rcutree) or time latencies that another package would disturb
 
