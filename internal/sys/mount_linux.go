@@ -70,3 +70,21 @@ func mountMissing(fstype, dir string) (bool, error) {
 	noteMounted(fstype, dir)
 	return true, nil
 }
+
+func noteMounted(fstype, dir string) {
+	mounted.Lock()
+	defer mounted.Unlock()
+	mounted.list = append(mounted.list, mountRecord{fstype, dir})
+}
+
+func forgetMounted(dir string) {
+	mounted.Lock()
+	defer mounted.Unlock()
+	kept := mounted.list[:0]
+	for _, m := range mounted.list {
+		if m.dir != dir {
+			kept = append(kept, m)
+		}
+	}
+	mounted.list = kept
+}

@@ -73,8 +73,9 @@ const (
 )
 
 // Bits of perf_event_attr's flag word, as little-endian Linux lays them
-// out.
+// out, typed as x/sys/unix types them.
 const (
+	//lint:ignore SA9004 only PerfBitDisabled is uint64 in x/sys/unix too
 	PerfBitDisabled      uint64 = 0x1
 	PerfBitInherit              = 0x2
 	PerfBitExcludeUser          = 0x10
