@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sys"
 )
 
 // Options say how perf record samples a run.
@@ -184,7 +185,7 @@ func start(o Options, pid int) (*recording, error) {
 	rec.cmd.Stdout, rec.cmd.Stderr = rec.log, rec.log
 	// A kdelta killed outright must not leave perf recording (with -a it
 	// would never stop): SIGINT makes perf write what it has and exit.
-	rec.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
+	sys.SetParentDeathSignal(rec.cmd, syscall.SIGINT)
 	if err := rec.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("profile: start perf record: %w", err)
 	}

@@ -68,7 +68,7 @@ func GuestMain() int {
 	fmt.Fprintln(con, "kdelta guest: /init started")
 	mountAll(con)
 	// The fingerprint's hostname tells a guest's result from the host's.
-	syscall.Sethostname([]byte("kdelta-guest"))
+	_ = sys.Sethostname("kdelta-guest")
 	f, err := os.OpenFile(guestChannel, os.O_RDWR|syscall.O_NOCTTY, 0)
 	if err != nil {
 		fmt.Fprintf(con, "kdelta guest: open %s: %v\n", guestChannel, err)
