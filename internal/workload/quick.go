@@ -13,6 +13,7 @@ var quickSuite = []string{
 	"kill:ops=5000",
 	"rcu:calls=50",
 	"bridge:cycles=5,vlan_filtering=false",
+	"pgbench:scale=1,duration=5s,script=select-only",
 }
 
 // QuickSuite returns the specs of the quick suite.
