@@ -1,0 +1,131 @@
+package bisect
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/workload"
+)
+
+// A Baseline is the question kdelta run --until-conclusive asks of each
+// benchmark: has its first metric a conclusive verdict (improved,
+// regressed or ~) against its counterpart in a baseline set? The
+// counterpart is the judge's (Counterpart), the verdicts are kdelta
+// compare's with its defaults (α 0.05, 1% noise band). Stopping when a
+// verdict first looks conclusive is a sequential test: it errs somewhat
+// more often than a single comparison at the same α
+// (TestUntilConclusiveErrorRate measures how much).
+type Baseline struct {
+	set *result.Set
+	// warnings are the pairing's, each once.
+	warnings []string
+}
+
+// NewBaseline returns the question against base, which the user named
+// ref, for the workloads of specs; it fails when base holds none of them.
+func NewBaseline(base *result.Set, ref string, specs []workload.Spec) (*Baseline, error) {
+	for _, sp := range specs {
+		b := &result.Benchmark{Workload: sp.Workload.Name(), Params: map[string]string(sp.Values)}
+		if _, _, err := Counterpart(b, len(specs), base); err == nil {
+			return &Baseline{set: base}, nil
+		}
+	}
+	var keys []string
+	for _, o := range base.Benchmarks {
+		keys = append(keys, o.Key())
+	}
+	return nil, fmt.Errorf("--baseline %s: holds none of the workloads run (it has %s)", ref, strings.Join(keys, "; "))
+}
+
+// Open reports, for each benchmark of set, whether its question is still
+// open (runner.Until.More): only an inconclusive comparison can be
+// settled by runs.
+func (bl *Baseline) Open(set *result.Set) []bool {
+	var more []bool
+	for _, v := range bl.verdicts(set) {
+		more = append(more, v.Verdict == stats.Inconclusive && v.A.N > 0)
+	}
+	return more
+}
+
+// Warnings are what pairing the benchmarks with the baseline's found
+// worth saying (a counterpart matched by a fallback), each once.
+func (bl *Baseline) Warnings() []string { return bl.warnings }
+
+// Stops says why each benchmark of set stopped, one line each, as kdelta
+// run prints them after its summary; maxRuns is --max-runs.
+func (bl *Baseline) Stops(set *result.Set, maxRuns int) []string {
+	var lines []string
+	for _, v := range bl.verdicts(set) {
+		var why string
+		switch {
+		case conclusive(v.Comparison):
+			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.Verdict)
+		case v.A.N > 0 && v.runs >= maxRuns:
+			why = fmt.Sprintf("reached --max-runs %d: %s", maxRuns, v.why)
+		default:
+			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.why)
+		}
+		if v.A.N > 0 {
+			why += fmt.Sprintf(" (%s %s %s %s vs baseline, %d runs)", v.metric, report.Pct(v.Change), report.Interval(v.CI), report.PValue(v.P), v.A.N)
+		}
+		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s", v.bench, why))
+	}
+	return lines
+}
+
+// conclusive tells whether --until-conclusive stops on c: improved,
+// regressed or ~ (a comparison that was made).
+func conclusive(c stats.Comparison) bool { return c.A.N > 0 && c.Verdict != stats.Inconclusive }
+
+// A baselineVerdict is one benchmark against the baseline; A.N is 0 when
+// they were not compared, and why says why.
+type baselineVerdict struct {
+	stats.Comparison
+	bench, metric, why string
+	runs               int
+}
+
+// verdicts compares each benchmark of set with its counterpart in the
+// baseline on its first metric.
+func (bl *Baseline) verdicts(set *result.Set) []baselineVerdict {
+	var vs []baselineVerdict
+	for _, b := range set.Benchmarks {
+		v := baselineVerdict{bench: strings.TrimSpace(b.Workload + " " + result.FormatParams(b.Params)), runs: len(b.Measured())}
+		m, err := MetricOf(b, "")
+		switch {
+		case err != nil:
+			v.why = err.Error()
+		case b.Skipped != "":
+			v.why = "skipped: " + b.Skipped
+		case len(b.Values(m.Name)) == 0:
+			v.why = "no measured values"
+		default:
+			v.metric = m.Name
+			if v.Comparison, err = bl.compareWith(b, len(set.Benchmarks), m.Name); err != nil {
+				v.why = "not compared with the baseline: " + err.Error()
+				break
+			}
+			v.why = report.VerdictText(v.Comparison)
+		}
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// compareWith compares b's metric with its counterpart in the baseline.
+func (bl *Baseline) compareWith(b *result.Benchmark, measured int, metric string) (stats.Comparison, error) {
+	o, note, err := Counterpart(b, measured, bl.set)
+	if err != nil {
+		return stats.Comparison{}, err
+	}
+	if note != "" && !slices.Contains(bl.warnings, note) {
+		bl.warnings = append(bl.warnings, note)
+	}
+	return compare.Metric(o, b, metric, compare.Options{})
+}
