@@ -8,29 +8,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/bisect"
-	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
-	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/vm"
 )
 
 // ExitSkip is bisect-run's "cannot tell": git bisect run skips the commit.
 const ExitSkip = 125
 
-func newBisectRunCmd() *cobra.Command {
-	var (
-		good, bad, metric, threshold, cpus, output string
-		vmImage, vmAppend                          string
-		specArgs, labels                           []string
-		alpha                                      float64
-		repeat, maxRuns, warmup, fifo              int
-		timeout                                    time.Duration
-		rf                                         recordFlags
-	)
-	c := &cobra.Command{
-		Use:   "bisect-run --good REF [--bad REF] [--workload SPEC]...",
-		Short: "Measure this system against good (and bad) results: exit 0 good, 1 bad, 125 cannot tell, for git bisect run",
-		Long: `Measure the running system and tell git bisect run whether it is good or bad.
+// exitCodes are bisect-run's exit statuses, by decision.
+var exitCodes = map[string]int{bisect.Good: ExitOK, bisect.Bad: ExitBad, bisect.Skip: ExitSkip}
+
+const bisectLong = `Measure the running system and tell git bisect run whether it is good or bad.
 
 The workloads (--workload, repeatable; by default those of the good result set)
 run as kdelta run runs them, -r times each, interleaved. The primary metric of
@@ -61,144 +50,135 @@ of each bisect step. Each batch of runs is one boot.
 
 Exit status: 0 good, 1 bad, 125 cannot tell, 2 usage or input error, 130
 interrupted (which makes git bisect run stop). git bisect run counts 2 as bad,
-so try the command by hand once before starting the bisection.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if good == "" {
-				return errors.New("bisect-run: --good is required (a result set measured on a good commit)")
-			}
-			thr, err := parsePercent(threshold)
-			if err != nil {
-				return fmt.Errorf("--threshold: %w", err)
-			}
-			so := stats.Options{Alpha: alpha, Threshold: thr}
-			if err := so.Validate(); err != nil {
-				return fmt.Errorf("--alpha: %w", err)
-			}
-			if repeat < 1 {
-				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
-			}
-			if maxRuns < repeat {
-				return fmt.Errorf("--max-runs: %d is fewer than -r %d", maxRuns, repeat)
-			}
-			if warmup < 0 {
-				return fmt.Errorf("--warmup: must not be negative, got %d", warmup)
-			}
-			refs := newResolver(c.Context(), rf.loc)
-			defer refs.close()
-			goodSet, err := refs.set(good)
-			if err != nil {
-				return fmt.Errorf("--good: %w", err)
-			}
-			var badSet *result.Set
-			if bad != "" {
-				if badSet, err = refs.set(bad); err != nil {
-					return fmt.Errorf("--bad: %w", err)
-				}
-			}
-			specs, err := bisect.Specs(specArgs, goodSet, good)
-			if err != nil {
-				return err
-			}
-			j := bisect.New(bisect.Options{Good: goodSet, Bad: badSet, GoodRef: good, BadRef: bad,
-				Metric: metric, Compare: compare.Options{Stats: so}})
-			if err := j.Check(specs); err != nil {
-				return err
-			}
-			opt, err := sessionOptions(cpus, fifo, warmup, repeat, timeout, output, labels)
-			if err != nil {
-				return err
-			}
-			for _, w := range opt.Warnings {
-				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
-			}
-			opt.Labels["bisect.good"] = good
-			if bad != "" {
-				opt.Labels["bisect.bad"] = bad
-			}
-			rec, err := rf.open(c.Context())
-			if err != nil {
-				return err
-			}
-			defer rec.done(c.ErrOrStderr())
-			if rec != nil {
-				opt.Record = rec.record
-			}
-			until := runner.Until{
-				Batch:   repeat,
-				MaxRuns: maxRuns,
-				More: func(set *result.Set) []bool {
-					var more []bool
-					for _, e := range j.Evidence(set) {
-						more = append(more, e.Decision == "")
-					}
-					return more
-				},
-			}
-			var set *result.Set
-			if vmImage != "" {
-				set, err = bisectInVM(c.Context(), vmImage, vmAppend, specs, opt, until, c.ErrOrStderr())
-			} else {
-				set, err = runner.RunUntil(c.Context(), specs, opt, until)
-			}
-			if errors.Is(err, runner.ErrInterrupted) {
-				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(output))}
-			}
-			if err != nil {
-				return err
-			}
-			evs := j.Evidence(set)
-			for _, w := range j.Warnings() {
-				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w)
-			}
-			decision, code := bisect.Decision(evs), ExitSkip
-			switch decision {
-			case bisect.Bad:
-				code = ExitBad
-			case bisect.Good:
-				code = ExitOK
-			}
-			out := c.OutOrStdout()
-			set.Labels["bisect"] = decision
-			for _, e := range evs {
-				line := e.Line(maxRuns)
-				fmt.Fprintf(out, "bisect-run: %s\n", line)
-				set.Warnings = append(set.Warnings, "bisect-run: "+line)
-			}
-			set.Warnings = append(set.Warnings, j.Warnings()...)
-			fmt.Fprintf(out, "bisect-run: %s (exit %d)\n", decision, code)
-			// The decision and its evidence reach the store and the file.
-			if err := rec.record(set); err != nil {
-				return err
-			}
-			if output != "" {
-				if err := result.Save(output, set); err != nil {
-					return err
-				}
-			}
-			if code == ExitOK {
-				return nil
-			}
-			return &exitError{code: code, err: fmt.Errorf("bisect-run: %s", decision)}
-		},
+so try the command by hand once before starting the bisection.`
+
+// bisectFlags are bisect-run's flags, the step's bound to
+// bisect.StepOptions.
+type bisectFlags struct {
+	o                       bisect.StepOptions
+	threshold, cpus, output string
+	vm                      vm.Variant
+	labels                  []string
+	fifo                    int
+	timeout                 time.Duration
+	rf                      recordFlags
+}
+
+func newBisectRunCmd() *cobra.Command {
+	var b bisectFlags
+	c := &cobra.Command{
+		Use:   "bisect-run --good REF [--bad REF] [--workload SPEC]...",
+		Short: "Measure this system against good (and bad) results: exit 0 good, 1 bad, 125 cannot tell, for git bisect run",
+		Long:  bisectLong,
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, _ []string) error { return b.run(c) },
 	}
-	f := c.Flags()
-	f.StringVar(&good, "good", "", "the result set of a good commit (required)")
-	f.StringVar(&bad, "bad", "", "the result set of a bad commit")
-	f.StringVar(&vmImage, "vm", "", "boot this kernel image in qemu and measure there (kdelta vm), one boot per batch of runs")
-	f.StringVar(&vmAppend, "append", "", "with --vm: the guest kernel's command line")
-	f.StringArrayVar(&specArgs, "workload", nil, "workload to measure, WORKLOAD[:k=v,...] (repeatable; default: those of the good set)")
-	f.StringVar(&metric, "metric", "", "the metric that decides (default: each workload's first)")
-	f.StringVar(&threshold, "threshold", "5%", "noise band: changes inside ±threshold are no regression (percent)")
-	f.Float64Var(&alpha, "alpha", 0.05, "significance level")
-	f.IntVarP(&repeat, "repeat", "r", 5, "measured runs per workload, and per batch of runs added")
-	f.IntVar(&maxRuns, "max-runs", 20, "measured runs per workload at most before answering 125")
-	f.IntVar(&warmup, "warmup", 1, "warm-up runs per workload (recorded, not counted; syscall and pipe warm up on at most 1M calls or 100k loops)")
-	f.StringVar(&cpus, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
-	f.IntVar(&fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
-	f.DurationVar(&timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")
-	f.StringArrayVar(&labels, "label", nil, "label the measured result set, k=v (repeatable)")
-	f.StringVarP(&output, "output", "o", "", "write the measured result set, with the decision and its evidence, to this JSON file")
-	rf.register(f)
+	f, o := c.Flags(), &b.o
+	f.StringVar(&o.GoodRef, "good", "", "the result set of a good commit (required)")
+	f.StringVar(&o.BadRef, "bad", "", "the result set of a bad commit")
+	f.StringVar(&b.vm.Kernel, "vm", "", "boot this kernel image in qemu and measure there (kdelta vm), one boot per batch of runs")
+	f.StringVar(&b.vm.Append, "append", "", "with --vm: the guest kernel's command line")
+	f.StringArrayVar(&o.Workloads, "workload", nil, "workload to measure, WORKLOAD[:k=v,...] (repeatable; default: those of the good set)")
+	f.StringVar(&o.Metric, "metric", "", "the metric that decides (default: each workload's first)")
+	f.StringVar(&b.threshold, "threshold", "5%", "noise band: changes inside ±threshold are no regression (percent)")
+	f.Float64Var(&o.Compare.Stats.Alpha, "alpha", 0.05, "significance level")
+	f.IntVarP(&o.Repeat, "repeat", "r", 5, "measured runs per workload, and per batch of runs added")
+	f.IntVar(&o.MaxRuns, "max-runs", 20, "measured runs per workload at most before answering 125")
+	f.IntVar(&o.Warmup, "warmup", 1, "warm-up runs per workload (recorded, not counted; syscall and pipe warm up on at most 1M calls or 100k loops)")
+	f.StringVar(&b.cpus, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
+	f.IntVar(&b.fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
+	f.DurationVar(&b.timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")
+	f.StringArrayVar(&b.labels, "label", nil, "label the measured result set, k=v (repeatable)")
+	f.StringVarP(&b.output, "output", "o", "", "write the measured result set, with the decision and its evidence, to this JSON file")
+	b.rf.register(f)
 	return c
+}
+
+// step checks the flags, resolves the good (and bad) set and returns the
+// bisection step, its workloads checked, before anything runs.
+func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
+	o := &b.o
+	if o.GoodRef == "" {
+		return nil, errors.New("bisect-run: --good is required (a result set measured on a good commit)")
+	}
+	thr, err := parsePercent(b.threshold)
+	if err != nil {
+		return nil, fmt.Errorf("--threshold: %w", err)
+	}
+	o.Compare.Stats.Threshold = thr
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	refs := newResolver(c.Context(), b.rf.loc)
+	defer refs.close()
+	if o.Good, err = refs.set(o.GoodRef); err != nil {
+		return nil, fmt.Errorf("--good: %w", err)
+	}
+	if o.BadRef != "" {
+		if o.Bad, err = refs.set(o.BadRef); err != nil {
+			return nil, fmt.Errorf("--bad: %w", err)
+		}
+	}
+	return bisect.NewStep(*o)
+}
+
+// run measures the step's workloads (here, or in a kernel booted with
+// --vm), prints the evidence and the decision, records them with the set
+// and exits as git bisect run reads it.
+func (b *bisectFlags) run(c *cobra.Command) error {
+	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	step, err := b.step(c)
+	if err != nil {
+		return err
+	}
+	opt, err := sessionOptions(b.cpus, b.fifo, b.o.Warmup, b.o.Repeat, b.timeout, b.output, b.labels)
+	if err != nil {
+		return err
+	}
+	for _, w := range opt.Warnings {
+		fmt.Fprintf(stderr, "kdelta: warning: %s\n", w)
+	}
+	step.Label(opt.Labels)
+	rec, err := b.rf.open(c.Context())
+	if err != nil {
+		return err
+	}
+	defer rec.done(stderr)
+	if rec != nil {
+		opt.Record = rec.record
+	}
+	var set *result.Set
+	if b.vm.Kernel != "" {
+		set, err = vm.Measure(c.Context(), b.vm, step.Specs(), opt, step.Until(), stderr)
+	} else {
+		set, err = runner.RunUntil(c.Context(), step.Specs(), opt, step.Until())
+	}
+	if errors.Is(err, runner.ErrInterrupted) {
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(b.output))}
+	}
+	if err != nil {
+		return err
+	}
+	out := step.Conclude(set)
+	for _, w := range out.Warnings {
+		fmt.Fprintf(stderr, "kdelta: warning: %s\n", w)
+	}
+	code := exitCodes[out.Decision]
+	for _, line := range out.Lines {
+		fmt.Fprintf(stdout, "bisect-run: %s\n", line)
+	}
+	fmt.Fprintf(stdout, "bisect-run: %s (exit %d)\n", out.Decision, code)
+	// The decision and its evidence reach the store and the file.
+	if err := rec.record(set); err != nil {
+		return err
+	}
+	if b.output != "" {
+		if err := result.Save(b.output, set); err != nil {
+			return err
+		}
+	}
+	if code == ExitOK {
+		return nil
+	}
+	return &exitError{code: code, err: fmt.Errorf("bisect-run: %s", out.Decision)}
 }
