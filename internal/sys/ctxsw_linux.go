@@ -1,0 +1,115 @@
+package sys
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The raw calls of the context_switch workload (the powerpc selftest's
+// yield, pipe and futex tests). Like the messaging worker's calls they are
+// nosplit and call nothing but the nosplit raw system call entry, so a
+// task running them, on a locked thread or forked by ForkRaw, never
+// reaches a stack check and the Go scheduler never preempts it.
+
+// Futex operations of <linux/futex.h>, the same on every architecture;
+// x/sys/unix does not declare them.
+const (
+	futexWait    = 0
+	futexWake    = 1
+	futexPrivate = 128 // FUTEX_PRIVATE_FLAG
+)
+
+func futexOp(op uintptr, private bool) uintptr {
+	if private {
+		return op | futexPrivate
+	}
+	return op
+}
+
+// RawSchedYield calls sched_yield(2), which never fails.
+//
+//go:nosplit
+func RawSchedYield() {
+	unix.RawSyscallNoError(unix.SYS_SCHED_YIELD, 0, 0, 0)
+}
+
+// RawFutexWait sleeps in FUTEX_WAIT while *addr holds val, as the
+// selftest's mutex_lock does; private adds FUTEX_PRIVATE_FLAG, for a word
+// only this process's threads use. It returns the call's errno: 0 after a
+// wake-up, EAGAIN when *addr no longer held val, EINTR after a signal.
+//
+//go:nosplit
+func RawFutexWait(addr *uint32, val uint32, private bool) unix.Errno {
+	_, _, e := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOp(futexWait, private), uintptr(val), 0, 0, 0)
+	return e
+}
+
+// RawFutexWaitFor is RawFutexWait for at most ns nanoseconds; it returns
+// ETIMEDOUT when they passed.
+//
+//go:nosplit
+func RawFutexWaitFor(addr *uint32, val uint32, private bool, ns int64) unix.Errno {
+	if ns < 1 {
+		ns = 1
+	}
+	ts := unix.NsecToTimespec(ns)
+	_, _, e := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOp(futexWait, private), uintptr(val), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	return e
+}
+
+// RawFutexWake wakes up to n tasks sleeping on addr (FUTEX_WAKE).
+//
+//go:nosplit
+func RawFutexWake(addr *uint32, n int, private bool) unix.Errno {
+	_, _, e := unix.RawSyscall6(unix.SYS_FUTEX, uintptr(unsafe.Pointer(addr)), futexOp(futexWake, private), uintptr(n), 0, 0, 0)
+	return e
+}
+
+// RawReadToken reads the one-byte token of a ping-pong into *tok,
+// retrying on EINTR. eof is true when the write end is closed.
+//
+//go:nosplit
+func RawReadToken(fd int, tok *byte) (eof bool, e unix.Errno) {
+	for {
+		n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(tok)), 1)
+		switch {
+		case e == unix.EINTR:
+			continue
+		case e != 0:
+			return false, e
+		}
+		return n == 0, 0
+	}
+}
+
+// RawWriteToken writes the one-byte token *tok, retrying on EINTR.
+//
+//go:nosplit
+func RawWriteToken(fd int, tok *byte) unix.Errno {
+	for {
+		n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(tok)), 1)
+		switch {
+		case e == unix.EINTR:
+			continue
+		case e != 0:
+			return e
+		case n == 1:
+			return 0
+		}
+	}
+}
+
+// RawMonotonicNs reads CLOCK_MONOTONIC, in nanoseconds, with a raw
+// clock_gettime(2): a system call, not the vDSO, but one that a nosplit
+// loop can make (once a second, as the selftest's alarm handler runs).
+//
+//go:nosplit
+func RawMonotonicNs() int64 {
+	var ts unix.Timespec
+	unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0)
+	return int64(ts.Sec)*1e9 + int64(ts.Nsec)
+}
+
+// ETIMEDOUT is the errno of a futex wait whose time ran out.
+const ETIMEDOUT = unix.ETIMEDOUT
