@@ -98,6 +98,7 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 	if hasLatency(measured) {
 		showLatencyRuns(w, measured)
 	}
+	showPerSecond(w, measured)
 	if opt.Runs {
 		showRuns(w, b, measured)
 	}
