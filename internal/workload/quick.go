@@ -14,6 +14,7 @@ var quickSuite = []string{
 	"rcu:calls=50",
 	"bridge:cycles=5,vlan_filtering=false",
 	"pgbench:scale=1,duration=5s,script=select-only",
+	"context_switch:timeout=1",
 }
 
 // QuickSuite returns the specs of the quick suite.
