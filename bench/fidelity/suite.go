@@ -89,5 +89,27 @@ func suite() []pair {
 		ps = append(ps, with(hackbench(ipc, 100), hackbench(ipc, 10)))
 	}
 	ps = append(ps, with(kill(20000), kill(2000)))
+	for _, mode := range []string{"process", "thread"} {
+		ps = append(ps, with(ctxswPipe(mode, 500000), ctxswPipe(mode, 50000)))
+	}
 	return ps
+}
+
+// ctxswPipe pairs context_switch's pipe test with perf bench sched pipe
+// on one CPU (taskset -c 1), processes or threads (-T) on both sides. The
+// selftest's loop is perf's before 6.15 (one side reads first): a round
+// trip is two handoffs, so perf's usecs/op is 2 × ns/switch. perf 6.15
+// made both sides write first, another loop; with such a perf the ratio
+// compares different work (see WORKLOADS.md §2). The FP touch is off, as
+// perf makes none (the selftest's --no-fp).
+func ctxswPipe(mode string, roundTrips int) pair {
+	ref := []string{"perf", "bench", "sched", "pipe", "-l", strconv.Itoa(roundTrips)}
+	if mode == "thread" {
+		ref = append(ref, "-T")
+	}
+	return pair{
+		name: "context_switch pipe " + mode, cpus: "1", tool: "perf", target: 0.05, ops: float64(roundTrips), ref: ref,
+		spec: "context_switch:test=pipe,fp=false,mode=" + mode + ",switches=" + strconv.Itoa(2*roundTrips),
+		figs: []figure{{name: "ns/switch", better: "lower", ref: scaled(grab(`([0-9.]+) usecs/op`), 1000.0/2), kdelta: "ns/switch"}},
+	}
 }

@@ -22,6 +22,7 @@ var exampleOverrides = map[string][]string{
 	"002-rcu-wake-from-gp.toml":       {"-r", "2", "--warmup", "0", "--matrix", "calls=3"},
 	"003-hackbench-schedstat.toml":    {"-r", "1", "--warmup", "0", "--profile=false", "--monitor", "schedstat,stat", "--matrix", "groups=1", "--matrix", "loops=20"},
 	"003-pgbench-hackbench.toml":      {"-r", "1", "--warmup", "0", "--monitor", "schedstat,stat", "--matrix", "scale=1", "--matrix", "clients=2", "--matrix", "duration=1s", "--matrix", "groups=1", "--matrix", "loops=20"},
+	"004-context-switch-fifo.toml":    {"-r", "1", "--warmup", "0", "--profile=false", "--matrix", "calls=20000", "--matrix", "soak=0s", "--matrix", "switches=20000"},
 	"004-syscall-ctxsw-fifo.toml":     {"-r", "1", "--warmup", "0", "--profile=false", "--matrix", "calls=20000", "--matrix", "loops=2000"},
 	"sweep-messaging.toml":            {"-r", "1", "--warmup", "0", "--matrix", "groups=1,2", "--matrix", "loops=10"},
 	"001-messaging-preempt-vm.toml":   nil,
