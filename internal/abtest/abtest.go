@@ -422,28 +422,6 @@ func (s *session) compare() error {
 	return nil
 }
 
-// Regressions lists what regressed: in the comparison, each variant's
-// metric that did, then each verdict at a knob point. kdelta ab
-// --fail-on regression fails on the first.
-func (r *Result) Regressions() []string {
-	var out []string
-	if c := r.Compare; c != nil {
-		for _, row := range c.Rows {
-			for k, v := range row.Vs {
-				if v.Verdict == stats.Regressed {
-					out = append(out, fmt.Sprintf("%s %s %s", c.Names[k+1], row.Workload, row.Metric.Name))
-				}
-			}
-		}
-	}
-	for _, v := range r.Verdicts {
-		if v.Comparison.Verdict == stats.Regressed {
-			out = append(out, v.String())
-		}
-	}
-	return out
-}
-
 // stampKnobs records the knobs' values in every run of set.
 func stampKnobs(set *result.Set, values map[string]string) {
 	if len(values) == 0 {

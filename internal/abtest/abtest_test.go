@@ -9,10 +9,12 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/abtest"
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/knob"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 	"github.com/kdelta/kdelta/internal/testenv"
 )
@@ -230,5 +232,44 @@ func TestRegressions(t *testing.T) {
 	res.Verdicts[0].Comparison.Verdict = "regressed"
 	if r := res.Regressions(); len(r) != 1 || !strings.HasPrefix(r[0], "b vs a: syscall ns/call") {
 		t.Errorf("regressions %q", r)
+	}
+	// The comparison's come first, each named by its variant.
+	res.Compare = &compare.Result{Names: []string{"a", "b"}, Rows: []compare.Row{
+		{Workload: "syscall", Metric: result.Metric{Name: "ns/call"}, Vs: []stats.Comparison{{Verdict: stats.Regressed}}}}}
+	if r := res.Regressions(); len(r) != 2 || r[0] != "b syscall ns/call" || !strings.HasPrefix(r[1], "b vs a:") {
+		t.Errorf("regressions %q", r)
+	}
+}
+
+// TestReport: what the command shows of a session. The sweep is there
+// with a matrix only, and how until-conclusive ended only for several
+// cells, with the most measured runs of the baseline's benchmarks.
+func TestReport(t *testing.T) {
+	runs := func(n int) *result.Benchmark {
+		b := &result.Benchmark{Workload: "syscall", Params: map[string]string{"calls": "1000"}, Metrics: []result.Metric{{Name: "ns/call"}}}
+		for i := range n {
+			b.Runs = append(b.Runs, &result.Run{Index: i, Status: result.StatusOK, Values: map[string]float64{"ns/call": 100}})
+		}
+		return b
+	}
+	cells := []job.Cell{{Name: "a"}, {Name: "b"}}
+	sets := []*result.Set{{Benchmarks: []*result.Benchmark{runs(3), runs(5)}}, {Benchmarks: []*result.Benchmark{runs(5), runs(5)}}}
+	res := &abtest.Result{Cells: cells, Sets: sets, Paths: []string{"p-a.json", ""}, Pending: []string{"b vs a: pending"}}
+	j := &job.Job{UntilConclusive: true, MaxRuns: 8}
+	r := res.Report(abtest.Options{Job: j})
+	if strings.Join(r.Names, ",") != "a,b" || r.Paths[0] != "p-a.json" || r.Sweeps != nil {
+		t.Errorf("report %+v: want the cells' names and paths, no sweep", r)
+	}
+	if u := r.Until; u == nil || u.Runs != 5 || u.MaxRuns != 8 || len(u.Pending) != 1 {
+		t.Errorf("until %+v: want 5 runs, --max-runs 8, one pending", u)
+	}
+	axis, err := job.ParseAxis("calls=1000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.Matrix = []job.Axis{axis}
+	one := &abtest.Result{Cells: cells[:1], Sets: sets[:1], Paths: []string{""}}
+	if r := one.Report(abtest.Options{Job: j}); r.Sweeps == nil || r.Until != nil {
+		t.Errorf("one cell with a matrix: sweeps %v, until %+v; want a sweep and no until", r.Sweeps, r.Until)
 	}
 }

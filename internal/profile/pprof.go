@@ -81,13 +81,31 @@ func Pprof(p *result.Profile) (*profile.Profile, error) {
 	return out, nil
 }
 
-// WritePprof writes p to w as a gzipped pprof protocol buffer.
-func WritePprof(w io.Writer, p *result.Profile) error {
-	pp, err := Pprof(p)
-	if err != nil {
-		return err
+// WritePprof writes the profiles of gs to w as one gzipped pprof protocol
+// buffer: each converted by Pprof, then merged by pprof's Merge (the
+// samples of the same stack add up). A profile Pprof cannot convert is
+// left out, with why in skipped; when none is left, nothing is written.
+// Errors name the file read, name.
+func WritePprof(w io.Writer, name string, gs []Group) (skipped []error, err error) {
+	var pps []*profile.Profile
+	for _, g := range gs {
+		for _, p := range g.Profiles {
+			pp, err := Pprof(p)
+			if err != nil {
+				skipped = append(skipped, fmt.Errorf("%s: %w", g.Name, err))
+				continue
+			}
+			pps = append(pps, pp)
+		}
 	}
-	return pp.Write(w)
+	if len(pps) == 0 {
+		return skipped, fmt.Errorf("%s: no profile to export", name)
+	}
+	merged, err := profile.Merge(pps)
+	if err != nil {
+		return skipped, fmt.Errorf("merge profiles of %s: %w", name, err)
+	}
+	return skipped, merged.Write(w)
 }
 
 type pprofBuilder struct {

@@ -41,8 +41,9 @@ func TestPprofOpens(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := WritePprof(&buf, tc.p); err != nil {
-				t.Fatal(err)
+			skipped, err := WritePprof(&buf, tc.name, []Group{{Name: tc.name, Profiles: []*result.Profile{tc.p}}})
+			if err != nil || skipped != nil {
+				t.Fatal(err, skipped)
 			}
 			// The file reads back with its samples.
 			pp, err := profile.Parse(bytes.NewReader(buf.Bytes()))
