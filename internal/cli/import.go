@@ -30,12 +30,8 @@ kdelta compare and kdelta history.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "" {
-				ok := false
-				for _, f := range result.Formats() {
-					ok = ok || f == format
-				}
-				if !ok {
-					return fmt.Errorf("--format: unknown format %q (one of %s)", format, strings.Join(result.Formats(), ", "))
+				if err := report.CheckFormat(format, result.Formats()); err != nil {
+					return err
 				}
 			}
 			var merged *result.Set

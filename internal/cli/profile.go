@@ -1,22 +1,18 @@
 package cli
 
 import (
-	"context"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
-	"github.com/google/pprof/profile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	kprofile "github.com/kdelta/kdelta/internal/profile"
 	"github.com/kdelta/kdelta/internal/report"
-	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/runner"
-	"github.com/kdelta/kdelta/internal/workload"
 )
 
 func newProfileCmd() *cobra.Command {
@@ -42,10 +38,10 @@ func newProfileShowCmd() *cobra.Command {
 		Short: "Top symbols of each profile: share, its range over profiles, samples and samples per operation",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkProfileFormat(format); err != nil {
+			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
 				return err
 			}
-			gs, err := loadProfiles(args[0], only)
+			gs, err := kprofile.Open(args[0], only, loadAny)
 			if err != nil {
 				return err
 			}
@@ -79,10 +75,10 @@ With one file that holds two tables (a mail with both reports), the first
 table is A and the second B.`,
 		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := checkProfileFormat(format); err != nil {
+			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
 				return err
 			}
-			diffs, err := profileDiffs(args, only, by)
+			diffs, err := kprofile.Diffs(args, only, by, loadAny)
 			if err != nil {
 				return err
 			}
@@ -110,151 +106,26 @@ benchmarks, tables) are merged; --workload picks benchmarks.`,
 			if output == "" {
 				return errors.New("profile pprof: -o/--output is required")
 			}
-			gs, err := loadProfiles(args[0], only)
+			gs, err := kprofile.Open(args[0], only, loadAny)
 			if err != nil {
 				return err
 			}
-			var pps []*profile.Profile
-			var skipped []string
-			for _, g := range gs {
-				for _, p := range g.Profiles {
-					pp, err := kprofile.Pprof(p)
-					if err != nil {
-						skipped = append(skipped, fmt.Sprintf("%s: %v", g.Name, err))
-						continue
-					}
-					pps = append(pps, pp)
-				}
-			}
+			// Written whole once merged, so a failed export leaves no
+			// file behind.
+			var buf bytes.Buffer
+			skipped, err := kprofile.WritePprof(&buf, args[0], gs)
 			for _, s := range skipped {
-				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", s)
+				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", s)
 			}
-			if len(pps) == 0 {
-				return fmt.Errorf("%s: no profile to export", args[0])
-			}
-			merged, err := profile.Merge(pps)
-			if err != nil {
-				return fmt.Errorf("merge profiles of %s: %w", args[0], err)
-			}
-			f, err := os.Create(output)
 			if err != nil {
 				return err
 			}
-			if err := merged.Write(f); err != nil {
-				f.Close()
-				return fmt.Errorf("write %s: %w", output, err)
-			}
-			return f.Close()
+			return os.WriteFile(output, buf.Bytes(), 0o666)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "", "the pprof file to write (gzipped protobuf)")
 	c.Flags().StringVar(&only, "workload", "", "only benchmarks whose name (workload:params) starts with this")
 	return c
-}
-
-func checkProfileFormat(format string) error {
-	for _, f := range report.ProfileFormats {
-		if f == format {
-			return nil
-		}
-	}
-	return fmt.Errorf("--format: unknown format %q (one of %s)", format, strings.Join(report.ProfileFormats, ", "))
-}
-
-// loadProfiles reads the profiles of a file, keeping the groups whose name
-// starts with only.
-func loadProfiles(path, only string) ([]kprofile.Group, error) {
-	var gs []kprofile.Group
-	if _, err := os.Stat(path); err != nil {
-		// Not a file: a result set the command line can name otherwise
-		// (loadAny resolves what kdelta compare accepts).
-		set, lerr := loadAny(path)
-		if lerr != nil {
-			return nil, lerr
-		}
-		if gs, err = kprofile.FromSet(path, set); err != nil {
-			return nil, err
-		}
-	} else if gs, err = kprofile.Load(path); err != nil {
-		return nil, err
-	}
-	if only == "" {
-		return gs, nil
-	}
-	var out []kprofile.Group
-	for _, g := range gs {
-		if strings.HasPrefix(g.Name, only) {
-			out = append(out, g)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("--workload: no profiled benchmark in %s starts with %q", path, only)
-	}
-	return out, nil
-}
-
-// profileDiffs diffs the profiles of files[0] and files[1] (or the two
-// tables of files[0]), benchmark by benchmark.
-func profileDiffs(files []string, only, by string) ([]*kprofile.Diff, error) {
-	a, err := loadProfiles(files[0], only)
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 1 {
-		if len(a) != 1 || len(a[0].Profiles) != 2 {
-			return nil, fmt.Errorf("%s: profile diff with one file needs exactly two tables in it; give two files", files[0])
-		}
-		d, err := kprofile.Compare(
-			kprofile.Side{Name: files[0] + " (table 1)", Profiles: a[0].Profiles[:1]},
-			kprofile.Side{Name: files[0] + " (table 2)", Profiles: a[0].Profiles[1:]}, by)
-		if err != nil {
-			return nil, fmt.Errorf("--by: %w", err)
-		}
-		return []*kprofile.Diff{d}, nil
-	}
-	b, err := loadProfiles(files[1], only)
-	if err != nil {
-		return nil, err
-	}
-	return matchDiffs(files[0], files[1], a, b, by)
-}
-
-// matchDiffs pairs groups by name; a file with a single group (an
-// imported table) pairs with a single group on the other side whatever
-// their names.
-func matchDiffs(nameA, nameB string, a, b []kprofile.Group, by string) ([]*kprofile.Diff, error) {
-	var diffs []*kprofile.Diff
-	add := func(name string, ga, gb kprofile.Group) error {
-		d, err := kprofile.Compare(kprofile.Side{Name: nameA, Profiles: ga.Profiles}, kprofile.Side{Name: nameB, Profiles: gb.Profiles}, by)
-		if err != nil {
-			return fmt.Errorf("--by: %w", err)
-		}
-		d.Name = name
-		diffs = append(diffs, d)
-		return nil
-	}
-	if len(a) == 1 && len(b) == 1 {
-		name := a[0].Name
-		if a[0].Name != b[0].Name && (a[0].Name == nameA || b[0].Name == nameB) {
-			name = ""
-		}
-		return diffs, add(name, a[0], b[0])
-	}
-	byName := map[string]kprofile.Group{}
-	for _, g := range b {
-		byName[g.Name] = g
-	}
-	for _, ga := range a {
-		if gb, ok := byName[ga.Name]; ok {
-			if err := add(ga.Name, ga, gb); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if len(diffs) == 0 {
-		return nil, fmt.Errorf("no benchmark profiled in both %s and %s (use --workload to pick one of several)", nameA, nameB)
-	}
-	return diffs, nil
 }
 
 // profileFlags are kdelta run's profiling flags.
@@ -295,36 +166,6 @@ func (p *profileFlags) check(f *pflag.FlagSet) error {
 	return nil
 }
 
-// record does the profiled runs after the measured ones and saves the set
-// again with them. It does nothing without --profile.
-func (p *profileFlags) record(ctx context.Context, set *result.Set, specs []workload.Spec, opt *runner.Options, output string) error {
-	if !p.on {
-		return nil
-	}
-	o := kprofile.Options{Event: p.event, CallGraph: p.callGraph, SystemWide: p.systemWide, Freq: p.freq}
-	err := kprofile.Runs(ctx, set, specs, opt, o, p.runs)
-	if output != "" {
-		if serr := result.Save(output, set); serr != nil {
-			return serr
-		}
-	}
-	return err
-}
-
-// show prints the top symbols of each benchmark's profiles after the
-// run's summary.
-func (p *profileFlags) show(w io.Writer, set *result.Set) {
-	if !p.on || set == nil {
-		return
-	}
-	gs, err := kprofile.FromSet("", set)
-	if err != nil {
-		return
-	}
-	fmt.Fprintln(w, "\nprofiles (extra runs, not in the statistics above):")
-	report.WriteProfiles(w, gs, "text", 10)
-}
-
 // writeProfileDiffs appends the profile diff of every benchmark profiled
 // in both the baseline and each other file (compare --profile).
 func writeProfileDiffs(w, errw io.Writer, files []string, format string) error {
@@ -332,36 +173,9 @@ func writeProfileDiffs(w, errw io.Writer, files []string, format string) error {
 		fmt.Fprintf(errw, "kdelta: warning: --profile: profile diffs are appended to text and markdown output only (kdelta profile diff --format %s A B gives them alone)\n", format)
 		return nil
 	}
-	load := func(f string) []kprofile.Group {
-		gs, err := loadProfiles(f, "")
-		if err != nil {
-			fmt.Fprintf(errw, "kdelta: warning: --profile: %v\n", err)
-			return nil
-		}
-		return gs
+	fds, warnings := kprofile.DiffEach(files, loadAny)
+	for _, err := range warnings {
+		fmt.Fprintf(errw, "kdelta: warning: --profile: %v\n", err)
 	}
-	base := load(files[0])
-	if base == nil {
-		return nil
-	}
-	for _, other := range files[1:] {
-		gs := load(other)
-		if gs == nil {
-			continue
-		}
-		diffs, err := matchDiffs(files[0], other, base, gs, "share")
-		if err != nil {
-			fmt.Fprintf(errw, "kdelta: warning: --profile: %v\n", err)
-			continue
-		}
-		if format == "markdown" {
-			fmt.Fprintf(w, "\n## profiles: %s vs %s\n\n", other, files[0])
-		} else {
-			fmt.Fprintf(w, "\nprofiles: %s vs %s\n\n", other, files[0])
-		}
-		if err := report.WriteProfileDiffs(w, diffs, format, 15); err != nil {
-			return err
-		}
-	}
-	return nil
+	return report.WriteFileDiffs(w, fds, format)
 }

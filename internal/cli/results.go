@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -118,16 +118,11 @@ func newResultsTagCmd(loc *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, t := range tags {
-				if err := r.st.Tag(c.Context(), id, t.Name, t.Value); err != nil {
-					return err
-				}
-			}
-			infos, err := r.st.List(c.Context(), store.Filter{IDPrefix: id})
-			if err != nil || len(infos) == 0 {
+			info, err := store.TagAll(c.Context(), r.st, id, tags)
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.OutOrStdout(), "%s%s\n", id, labelText(infos[0].Labels, " "))
+			fmt.Fprintln(c.OutOrStdout(), report.Tagged(info))
 			return nil
 		},
 	}
@@ -154,29 +149,20 @@ func newResultsRmCmd(loc *string) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				got, err := r.st.List(c.Context(), store.Filter{IDPrefix: id})
+				info, err := store.Lookup(c.Context(), r.st, id)
 				if err != nil {
 					return err
 				}
-				for _, g := range got {
-					if g.ID == id {
-						infos = append(infos, g)
-					}
-				}
+				infos = append(infos, info)
 			}
-			answers := bufio.NewReader(in)
+			ask := confirm(in, c.ErrOrStderr(), yes)
 			for _, info := range infos {
-				if !yes {
-					fmt.Fprintf(c.ErrOrStderr(), "remove %s (%s%s, %d runs)? [y/N] ", info.ID,
-						info.Created.UTC().Format("2006-01-02 15:04Z"), labelText(info.Labels, " "), info.Runs)
-					line, err := answers.ReadString('\n')
-					if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-						fmt.Fprintf(c.OutOrStdout(), "kept %s\n", info.ID)
-						if err != nil {
-							return nil
-						}
-						continue
+				if ok, more := ask(report.RemovePrompt(info)); !ok {
+					fmt.Fprintf(c.OutOrStdout(), "kept %s\n", info.ID)
+					if !more {
+						return nil
 					}
+					continue
 				}
 				if err := r.st.Delete(c.Context(), info.ID); err != nil {
 					return err
@@ -188,6 +174,22 @@ func newResultsRmCmd(loc *string) *cobra.Command {
 	}
 	c.Flags().BoolVarP(&yes, "yes", "y", false, "remove without asking")
 	return c
+}
+
+// confirm returns a function that asks question on w and reads the
+// answer from in: ok when it is y or yes, and more false once in has no
+// more answers. With yes, it asks nothing and says ok.
+func confirm(in io.Reader, w io.Writer, yes bool) func(question string) (ok, more bool) {
+	answers := bufio.NewReader(in)
+	return func(question string) (bool, bool) {
+		if yes {
+			return true, true
+		}
+		fmt.Fprint(w, question)
+		line, err := answers.ReadString('\n')
+		a := strings.ToLower(strings.TrimSpace(line))
+		return a == "y" || a == "yes", err == nil
+	}
 }
 
 func newResultsExportCmd(loc *string) *cobra.Command {
@@ -210,9 +212,7 @@ func newResultsExportCmd(loc *string) *cobra.Command {
 			if output != "" {
 				return result.Save(output, set)
 			}
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(set)
+			return report.WriteSetJSON(c.OutOrStdout(), set)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "", "the JSON file to write")

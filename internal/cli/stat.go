@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/workload"
 )
@@ -62,7 +63,7 @@ other (kdelta compare); the store (kdelta results) records them too, unless
 			set, err := runner.Run(c.Context(), []workload.Spec{runner.CommandSpec(args)}, opt)
 			report.PerfStat(c.OutOrStdout(), set)
 			if errors.Is(err, runner.ErrInterrupted) {
-				return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(output))}
+				return interrupted([]*result.Set{set}, output, nil, nil)
 			}
 			if err != nil {
 				return err
