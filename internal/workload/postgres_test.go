@@ -121,8 +121,11 @@ func TestSysbenchRuns(t *testing.T) {
 	checkLatencies(t, rep)
 	n := rep.Counts["transactions"]
 	// A read-write transaction is 20 queries: 14 reads, 4 writes, BEGIN
-	// and COMMIT; sysbench counts a few queries more in all (0.4% here).
-	if q := rep.Counts["queries"]; n <= 0 || q < 20*n || q > 20.5*n {
+	// and COMMIT; sysbench also counts the queries of the transactions
+	// each of its 2 threads had begun when the time ran out (at most 19
+	// each), which on a loaded machine with few transactions is more than
+	// a fixed share.
+	if q := rep.Counts["queries"]; n <= 0 || q < 20*n || q > 20*n+2*19 {
 		t.Errorf("%v transactions, %v queries: want 20 queries each", n, q)
 	}
 	if x := rep.Counts["xact_commit"]; x < n {
