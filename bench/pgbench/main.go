@@ -26,6 +26,7 @@ import (
 	"syscall"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 type config struct {
@@ -87,15 +88,16 @@ func main() {
 			fmt.Printf("pair %d: kdelta %.1f tps, by hand %.1f tps, ratio %.3f\n", i+1, got[true], got[false], got[true]/got[false])
 		}
 	}
-	r := median(ratio)
+	rs, ks, hs := stats.Summarize(ratio), stats.Summarize(kd), stats.Summarize(ref)
+	r := rs.Median
 	verdict := "within target"
 	if math.Abs(r-1) > 0.10 {
 		verdict = "OUTSIDE ±10%"
 	}
 	fmt.Printf("pgbench -b %s -s %d -c %d -j %d -T %d: tps kdelta/by hand median %.3f (spread %.3f-%.3f, %d pairs) %s\n",
-		c.script, c.scale, c.clients, c.jobs, c.duration, r, minf(ratio), maxf(ratio), len(ratio), verdict)
-	fmt.Printf("  kdelta  median %.1f tps, CV %.1f%%\n", median(kd), 100*cv(kd))
-	fmt.Printf("  by hand median %.1f tps, CV %.1f%%\n", median(ref), 100*cv(ref))
+		c.script, c.scale, c.clients, c.jobs, c.duration, r, rs.Min, rs.Max, rs.N, verdict)
+	fmt.Printf("  kdelta  median %.1f tps, CV %.1f%%\n", ks.Median, ks.CV)
+	fmt.Printf("  by hand median %.1f tps, CV %.1f%%\n", hs.Median, hs.CV)
 }
 
 // setup finds the binaries and the user the by-hand server runs as.
@@ -226,45 +228,6 @@ func run(cmd *exec.Cmd) (string, error) {
 		return out.String(), fmt.Errorf("%s: %v: %s", strings.Join(cmd.Args, " "), err, tail(out.String()))
 	}
 	return out.String(), nil
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-func cv(xs []float64) float64 {
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return math.Sqrt(ss/float64(len(xs)-1)) / mean
-}
-
-func minf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = math.Min(m, x)
-	}
-	return m
-}
-
-func maxf(xs []float64) float64 {
-	m := xs[0]
-	for _, x := range xs {
-		m = math.Max(m, x)
-	}
-	return m
 }
 
 func tail(s string) string {

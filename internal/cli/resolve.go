@@ -288,7 +288,7 @@ func candidates(infos []store.Info) string {
 	var parts []string
 	for i := len(infos) - 1; i >= 0 && len(parts) < most; i-- {
 		in := infos[i]
-		parts = append(parts, fmt.Sprintf("%s (%s%s)", in.ID, in.Created.UTC().Format("2006-01-02 15:04Z"), labelText(in.Labels, " ")))
+		parts = append(parts, fmt.Sprintf("%s (%s%s)", in.ID, in.Created.UTC().Format("2006-01-02 15:04Z"), labelsAfter(in.Labels)))
 	}
 	s := strings.Join(parts, "; ")
 	if len(infos) > most {
@@ -297,18 +297,12 @@ func candidates(infos []store.Info) string {
 	return s
 }
 
-// labelText writes labels as k=v in key order, each after sep.
-func labelText(l map[string]string, sep string) string {
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
+// labelsAfter is " k=v k=v", or "" for no labels.
+func labelsAfter(l map[string]string) string {
+	if len(l) == 0 {
+		return ""
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(sep + k + "=" + l[k])
-	}
-	return b.String()
+	return " " + result.FormatPairs(l, " ")
 }
 
 // parseLabelQuery reads k=v[,k=v...]; ok is false for anything else, so a

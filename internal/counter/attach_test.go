@@ -42,6 +42,30 @@ func counterByName(t *testing.T, cs []result.Counter, name string) result.Counte
 	return result.Counter{}
 }
 
+// countPingPong runs the pingpong helper (n pipe round trips, and a
+// grandchild's m getppid calls) with evs attached before it starts, and
+// returns the counters, open, and what the helper reported.
+func countPingPong(t *testing.T, evs []Event, n, m int) (*Set, helperReport) {
+	t.Helper()
+	var out bytes.Buffer
+	cmd, start := startHelper(t, "pingpong", &out, "N="+strconv.Itoa(n), "M="+strconv.Itoa(m))
+	set, err := Attach(cmd.Process.Pid, evs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start()
+	if err := cmd.Wait(); err != nil {
+		set.Close()
+		t.Fatal(err)
+	}
+	var rep helperReport
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		set.Close()
+		t.Fatalf("helper output %q: %v", out.String(), err)
+	}
+	return set, rep
+}
+
 // TestAttachPingPong attaches to a Go helper process that, after the
 // go-ahead, makes the runtime create new threads, does n pipe round trips
 // between two locked threads (4n read/write calls, 2n blocking reads) and
@@ -55,21 +79,8 @@ func TestAttachPingPong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	cmd, start := startHelper(t, "pingpong", &out, "N="+strconv.Itoa(n), "M="+strconv.Itoa(m))
-	set, err := Attach(cmd.Process.Pid, evs, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, rep := countPingPong(t, evs, n, m)
 	defer set.Close()
-	start()
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	var rep helperReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("helper output %q: %v", out.String(), err)
-	}
 	if rep.ThreadsCreated == 0 {
 		t.Errorf("the helper created no thread after attach (threads at go: %v): inheritance not exercised", rep.ThreadsAtGo)
 	}

@@ -2,11 +2,9 @@ package counter
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -95,21 +93,8 @@ func countWithoutTracefs(t *testing.T) {
 
 	// A real child: n pipe round trips and a grandchild's m getppid calls.
 	const n, m = 2000, 50000
-	var out bytes.Buffer
-	cmd, start := startHelper(t, "pingpong", &out, "N="+strconv.Itoa(n), "M="+strconv.Itoa(m))
-	set, err := Attach(cmd.Process.Pid, evs, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	set, _ := countPingPong(t, evs, n, m)
 	defer set.Close()
-	start()
-	if err := cmd.Wait(); err != nil {
-		t.Fatal(err)
-	}
-	var rep helperReport
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatalf("helper output %q: %v", out.String(), err)
-	}
 	sc := counterByName(t, set.Read(), "raw_syscalls:sys_enter")
 	want := float64(4*n + m)
 	if sc.Unsupported != "" || sc.Value < want || sc.Value > want*1.02+1500 {

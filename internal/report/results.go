@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/store"
 )
 
@@ -35,21 +35,7 @@ func WriteInfos(w io.Writer, infos []store.Info) {
 }
 
 // labelList is the labels as k=v, sorted by name, a space apart.
-func labelList(labels map[string]string) string {
-	keys := make([]string, 0, len(labels))
-	for k := range labels {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k + "=" + labels[k])
-	}
-	return b.String()
-}
+func labelList(labels map[string]string) string { return result.FormatPairs(labels, " ") }
 
 // WriteInfosJSON lists stored result sets as a JSON array.
 func WriteInfosJSON(w io.Writer, infos []store.Info) error {

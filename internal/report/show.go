@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -43,16 +42,7 @@ func labelSuffix(l map[string]string) string {
 	if len(l) == 0 {
 		return ""
 	}
-	keys := make([]string, 0, len(l))
-	for k := range l {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + l[k]
-	}
-	return " (" + strings.Join(parts, " ") + ")"
+	return " (" + labelList(l) + ")"
 }
 
 func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptions) {

@@ -11,18 +11,22 @@ import (
 
 // FormatParams writes params as k=v pairs in key order, the way the command
 // line takes them.
-func FormatParams(p map[string]string) string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
+func FormatParams(p map[string]string) string { return FormatPairs(p, ",") }
+
+// FormatPairs writes m as k=v pairs in key order, sep between them: the
+// one writer of parameters (",") and labels (" ").
+func FormatPairs(m map[string]string, sep string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var b strings.Builder
 	for i, k := range keys {
 		if i > 0 {
-			b.WriteByte(',')
+			b.WriteString(sep)
 		}
-		b.WriteString(k + "=" + p[k])
+		b.WriteString(k + "=" + m[k])
 	}
 	return b.String()
 }

@@ -12,7 +12,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -131,48 +130,11 @@ func (pgbenchRun) Run(t *Task) error {
 	}
 	ctx := context.Background()
 
-	// The load: neither timed nor counted.
-	c, err := s.start(ctx)
-	if err != nil {
-		return err
-	}
-	c.Close(ctx)
 	load := []string{"-i", "-q", "-s", v.String("scale"), "-h", s.dir, "-p", pgPort, "-U", pgDBUser, pgDB}
-	if _, _, err := s.run(s.clientCmd(pgbench, load...)); err != nil {
-		return fmt.Errorf("pgbench -i: %w", err)
-	}
-	s.stop(syscall.SIGINT, time.Minute)
-
-	if err := t.Ready(); err != nil {
-		return err
-	}
-	if c, err = s.start(ctx); err != nil {
-		return err
-	}
-	defer c.Close(ctx)
-	if err := s.record(ctx, t, c); err != nil {
-		return err
-	}
-	before, err := pgStats(ctx, c)
+	out, err := s.session(ctx, t, pgbench, "pgbench -i", load, pgbenchArgs(v, s.dir))
 	if err != nil {
 		return err
 	}
-	args := pgbenchArgs(v, s.dir)
-	t.Info("argv", quoteArgv(append([]string{"pgbench"}, args...)))
-	out, ps, err := s.run(s.clientCmd(pgbench, args...))
-	countClient(t, ps)
-	if err != nil {
-		t.Info("output_tail", lastBytes(out, outputTail))
-		return err
-	}
-	if err := pgClientsGone(ctx, c); err != nil {
-		return err
-	}
-	after, err := pgStats(ctx, c)
-	if err != nil {
-		return err
-	}
-	countStatDeltas(t, before, after)
 
 	sum, err := parsePgbench(out)
 	if err != nil {

@@ -551,6 +551,55 @@ func pgClientsGone(ctx context.Context, c *pgx.Conn) error {
 	}
 }
 
+// session is one measured run against s, as pgbench and sysbench share
+// it: the load (tool with load args) against a first start, neither timed
+// nor counted; then, after the go-ahead, a second start whose settings are
+// recorded, and the client (tool with args) with the pg_stat_database
+// counters taken around it, once its backends have gone. It returns the
+// client's output.
+func (s *pgServer) session(ctx context.Context, t *Task, tool, loadWhat string, load, args []string) (string, error) {
+	c, err := s.start(ctx)
+	if err != nil {
+		return "", err
+	}
+	c.Close(ctx)
+	if _, _, err := s.run(s.clientCmd(tool, load...)); err != nil {
+		return "", fmt.Errorf("%s: %w", loadWhat, err)
+	}
+	s.stop(syscall.SIGINT, time.Minute)
+
+	if err := t.Ready(); err != nil {
+		return "", err
+	}
+	if c, err = s.start(ctx); err != nil {
+		return "", err
+	}
+	defer c.Close(ctx)
+	if err := s.record(ctx, t, c); err != nil {
+		return "", err
+	}
+	before, err := pgStats(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	t.Info("argv", quoteArgv(append([]string{filepath.Base(tool)}, args...)))
+	out, ps, err := s.run(s.clientCmd(tool, args...))
+	countClient(t, ps)
+	if err != nil {
+		t.Info("output_tail", lastBytes(out, outputTail))
+		return "", err
+	}
+	if err := pgClientsGone(ctx, c); err != nil {
+		return "", err
+	}
+	after, err := pgStats(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	countStatDeltas(t, before, after)
+	return out, nil
+}
+
 // countStatDeltas records after − before of every pg_stat_database
 // counter.
 func countStatDeltas(t *Task, before, after map[string]float64) {

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -105,46 +104,10 @@ func (sysbenchRun) Run(t *Task) error {
 	defer s.close()
 	ctx := context.Background()
 
-	c, err := s.start(ctx)
+	out, err := s.session(ctx, t, sb, "sysbench prepare", sysbenchArgs(v, s.dir, "prepare"), sysbenchArgs(v, s.dir, "run"))
 	if err != nil {
 		return err
 	}
-	c.Close(ctx)
-	if _, _, err := s.run(s.clientCmd(sb, sysbenchArgs(v, s.dir, "prepare")...)); err != nil {
-		return fmt.Errorf("sysbench prepare: %w", err)
-	}
-	s.stop(syscall.SIGINT, time.Minute)
-
-	if err := t.Ready(); err != nil {
-		return err
-	}
-	if c, err = s.start(ctx); err != nil {
-		return err
-	}
-	defer c.Close(ctx)
-	if err := s.record(ctx, t, c); err != nil {
-		return err
-	}
-	before, err := pgStats(ctx, c)
-	if err != nil {
-		return err
-	}
-	args := sysbenchArgs(v, s.dir, "run")
-	t.Info("argv", quoteArgv(append([]string{"sysbench"}, args...)))
-	out, ps, err := s.run(s.clientCmd(sb, args...))
-	countClient(t, ps)
-	if err != nil {
-		t.Info("output_tail", lastBytes(out, outputTail))
-		return err
-	}
-	if err := pgClientsGone(ctx, c); err != nil {
-		return err
-	}
-	after, err := pgStats(ctx, c)
-	if err != nil {
-		return err
-	}
-	countStatDeltas(t, before, after)
 
 	r, err := parseSysbench(out)
 	if err != nil {
