@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,6 +140,33 @@ func TestABWakeFromGP(t *testing.T) {
 	orig := liveKnob(t, wakeKnob)
 	needMembarrier(t)
 	jdir := ownJournal(t)
+	// The claim is about kdelta beside a direct measurement taken just
+	// before it. A shared VM's host can change how long a grace period
+	// takes between the two (a fresh CI machine once saw the same p50 under
+	// both values in kdelta's runs right after the direct loop saw +99.8%),
+	// so a disagreement is measured once more, direct loop and all, with
+	// each set's run medians logged; the second attempt decides.
+	for attempt := 1; ; attempt++ {
+		problems := wakeFromGPAttempt(t, orig, jdir)
+		if len(problems) == 0 {
+			return
+		}
+		if attempt == 2 {
+			for _, p := range problems {
+				t.Error(p)
+			}
+			return
+		}
+		t.Logf("attempt 1 disagreed (%s); measuring again", strings.Join(problems, "; "))
+	}
+}
+
+// wakeFromGPAttempt measures membarrier directly under both values, runs
+// kdelta ab over the same two values and returns what disagrees between
+// the two in the p50 and mean verdicts. Everything else it checks (the
+// knob put back, labels, fingerprint, journals) fails the test at once.
+func wakeFromGPAttempt(t *testing.T, orig, jdir string) (problems []string) {
+	t.Helper()
 	on, off := membarrierMedians(t, 30)
 	if err := os.WriteFile(wakeKnob, []byte(orig+"\n"), 0); err != nil {
 		t.Fatal(err)
@@ -176,19 +204,19 @@ func TestABWakeFromGP(t *testing.T) {
 		v := r.Vs[0]
 		verdicts[r.Metric.Name] = v.Verdict
 		if v.Verdict == "improved" {
-			t.Errorf("%s: off improved on on (%+.1f%%)", r.Metric.Name, 100*v.Change)
+			problems = append(problems, fmt.Sprintf("%s: off improved on on (%+.1f%%)", r.Metric.Name, 100*v.Change))
 		}
 		if r.Metric.Name == "p50" {
 			ratio := v.Change / direct
 			t.Logf("kdelta: p50 %+.1f%% (%s); ratio to the direct change %.2f", 100*v.Change, v.Verdict, ratio)
 			if ratio < 1/1.5 || ratio > 1.5 || math.IsNaN(ratio) {
-				t.Errorf("p50 change %+.1f%% is not within a factor 1.5 of the direct %+.1f%%", 100*v.Change, 100*direct)
+				problems = append(problems, fmt.Sprintf("p50 change %+.1f%% is not within a factor 1.5 of the direct %+.1f%%", 100*v.Change, 100*direct))
 			}
 		}
 	}
 	for _, m := range []string{"mean", "p50"} {
 		if verdicts[m] != "regressed" {
-			t.Errorf("%s: verdict %q, want regressed (all: %v)", m, verdicts[m], verdicts)
+			problems = append(problems, fmt.Sprintf("%s: verdict %q, want regressed (all: %v)", m, verdicts[m], verdicts))
 		}
 	}
 	// Each set carries its knob in labels, runs and fingerprint.
@@ -208,7 +236,11 @@ func TestABWakeFromGP(t *testing.T) {
 				t.Errorf("%s run %d: knob %q in Info", v.name, r.Index, r.Info["knob.rcutree.rcu_normal_wake_from_gp"])
 			}
 		}
+		if len(problems) > 0 {
+			t.Logf("%s: run p50s %v ms", v.name, s.Benchmarks[0].Values("p50"))
+		}
 	}
+	return problems
 }
 
 // TestABAA is acceptance test 2: two variants that set the same value.
