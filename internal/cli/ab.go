@@ -18,7 +18,6 @@ import (
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
-	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
@@ -93,7 +92,7 @@ func (s *sessionFlags) register(f *pflag.FlagSet, ab bool) {
 	if ab {
 		f.BoolVar(&s.uf.on, "until-conclusive", false, "add rounds until every variant's first metric has a conclusive verdict against the first variant, up to --max-runs")
 		f.IntVar(&s.uf.maxRuns, "max-runs", 20, "with --until-conclusive: measured runs per workload and variant at most")
-		s.cmp.register(f)
+		s.cmp.register(f, "comparison format")
 	} else {
 		// kdelta run compares a job's variants as kdelta compare does
 		// by default.
@@ -129,36 +128,6 @@ func (s *sessionFlags) given(name string) bool {
 // matrix, which ask what kdelta ab asks of a job.
 func (s *sessionFlags) jobGiven() bool {
 	return s.ov.File != "" || len(s.ov.Set) > 0 || len(s.ov.Matrix) > 0
-}
-
-// compareFlags are kdelta ab's comparison flags, as kdelta compare's.
-type compareFlags struct {
-	format, threshold, test, failOn string
-	alpha                           float64
-}
-
-func (f *compareFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.format, "format", "text", "comparison format: "+strings.Join(report.CompareFormats, ", "))
-	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
-	fs.StringVar(&f.threshold, "threshold", "1%", "noise band: changes inside ±threshold do not matter (percent)")
-	fs.StringVar(&f.test, "test", stats.TestMannWhitney, "mannwhitney or welch")
-	fs.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is regressed (regression)")
-}
-
-// options checks the flags and returns the comparison's options.
-func (f *compareFlags) options() (stats.Options, error) {
-	if err := report.CheckFormat(f.format, report.CompareFormats); err != nil {
-		return stats.Options{}, err
-	}
-	thr, err := parsePercent(f.threshold)
-	if err != nil {
-		return stats.Options{}, fmt.Errorf("--threshold: %w", err)
-	}
-	so := stats.Options{Alpha: f.alpha, Threshold: thr, Test: f.test}
-	if err := so.Validate(); err != nil {
-		return stats.Options{}, fmt.Errorf("--alpha/--test: %w", err)
-	}
-	return so, compare.CheckFailOn(f.failOn)
 }
 
 // runJob runs kdelta ab and kdelta run: the flags laid over the job file
@@ -226,7 +195,7 @@ func (s *sessionFlags) abOptions(ctx context.Context, args []string) (abtest.Opt
 	if pf.on {
 		o.Profile = &abtest.Profile{Runs: pf.runs, Options: kprofile.Options{Event: pf.event, CallGraph: pf.callGraph, SystemWide: pf.systemWide, Freq: pf.freq}}
 	}
-	if o.Runner, err = sessionOptions(j.CPUs, j.FIFO, j.Warmup, j.Repeat, j.Timeout, "", nil); err != nil {
+	if o.Runner, err = sessionOptions(ctx, j.CPUs, j.FIFO, j.Warmup, j.Repeat, j.Timeout, "", nil); err != nil {
 		return o, err
 	}
 	if o.Runner.OnReady, o.Runner.OnReadyWarmup, o.Schedstat, err = cf.hooks(o.Runner.CPUs, false); err != nil {

@@ -110,12 +110,12 @@ func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
 		return nil, err
 	}
 	refs := newResolver(c.Context(), b.rf.loc)
-	defer refs.close()
-	if o.Good, err = refs.set(o.GoodRef); err != nil {
+	defer refs.Close()
+	if o.Good, err = refs.Set(o.GoodRef); err != nil {
 		return nil, fmt.Errorf("--good: %w", err)
 	}
 	if o.BadRef != "" {
-		if o.Bad, err = refs.set(o.BadRef); err != nil {
+		if o.Bad, err = refs.Set(o.BadRef); err != nil {
 			return nil, fmt.Errorf("--bad: %w", err)
 		}
 	}
@@ -131,7 +131,7 @@ func (b *bisectFlags) run(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	opt, err := sessionOptions(b.cpus, b.fifo, b.o.Warmup, b.o.Repeat, b.timeout, b.output, b.labels)
+	opt, err := sessionOptions(c.Context(), b.cpus, b.fifo, b.o.Warmup, b.o.Repeat, b.timeout, b.output, b.labels)
 	if err != nil {
 		return err
 	}

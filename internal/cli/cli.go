@@ -82,6 +82,16 @@ func getenv(ctx context.Context, key string) string {
 	return p.Getenv(key)
 }
 
+// commandLine is the command line of the Process in ctx as a result set
+// records it, "kdelta" and the arguments (os.Args without one).
+func commandLine(ctx context.Context) []string {
+	args := os.Args[1:]
+	if p, ok := ctx.Value(processKey{}).(*Process); ok {
+		args = p.Args
+	}
+	return append([]string{"kdelta"}, args...)
+}
+
 // Run runs kdelta in p and returns the exit status. The hidden child and
 // worker modes are dispatched here, before the command line is parsed. An
 // error is printed as one line per problem (several when it joins them,

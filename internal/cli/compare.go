@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/report"
@@ -17,10 +18,9 @@ import (
 
 func newCompareCmd() *cobra.Command {
 	var (
-		format, threshold, test, failOn string
-		alpha                           float64
-		and                             []string
-		withProfile                     bool
+		cf          compareFlags
+		and         []string
+		withProfile bool
 	)
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -43,69 +43,81 @@ with Welch's t from the summary statistics. Exit status 1 with
 --fail-on regression when any verdict is regressed.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			thr, err := parsePercent(threshold)
+			so, err := cf.options()
 			if err != nil {
-				return fmt.Errorf("--threshold: %w", err)
-			}
-			opt := compare.Options{Stats: stats.Options{Alpha: alpha, Threshold: thr, Test: test}}
-			if err := opt.Stats.Validate(); err != nil {
-				return fmt.Errorf("--alpha/--test: %w", err)
-			}
-			if failOn != "" && failOn != "regression" {
-				return fmt.Errorf("--fail-on: unknown value %q (regression)", failOn)
-			}
-			if err := report.CheckFormat(format, report.CompareFormats); err != nil {
 				return err
 			}
-			first, err := compareFiles(args, opt)
+			if len(and) > 0 && (len(args) != 2 || len(and) != 2) {
+				return errors.New("--and: compares one change with another: kdelta compare A B --and C D")
+			}
+			opt := compare.Options{Stats: so}
+			first, err := compareFiles(c.Context(), args, opt)
 			if err != nil {
 				return err
 			}
 			out := c.OutOrStdout()
 			if len(and) > 0 {
-				if len(args) != 2 || len(and) != 2 {
-					return errors.New("--and: compares one change with another: kdelta compare A B --and C D")
-				}
-				second, err := compareFiles(and, opt)
+				second, err := compareFiles(c.Context(), and, opt)
 				if err != nil {
 					return err
 				}
-				report.WriteChanges(out, first.Names, second.Names, compare.Changes(first, second, opt.Stats.Alpha))
-			} else if err := report.WriteCompare(out, first, format); err != nil {
+				report.WriteChanges(out, first.Names, second.Names, compare.Changes(first, second, so.Alpha))
+			} else if err := report.WriteCompare(out, first, cf.format); err != nil {
 				return err
 			}
 			if withProfile {
-				if err := writeProfileDiffs(out, c.ErrOrStderr(), args, format); err != nil {
+				if err := writeProfileDiffs(c.Context(), out, c.ErrOrStderr(), args, cf.format); err != nil {
 					return err
 				}
 			}
-			if failOn == "regression" {
-				for _, row := range first.Rows {
-					for _, v := range row.Vs {
-						if v.Verdict == stats.Regressed {
-							return &exitError{code: ExitBad, err: fmt.Errorf("regression: %s %s", row.Workload, row.Metric.Name)}
-						}
-					}
-				}
+			if err := compare.FailOn(cf.failOn, first.Regressed(false)); err != nil {
+				return &exitError{code: ExitBad, err: err}
 			}
 			return nil
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&format, "format", "text", "output format: "+strings.Join(report.CompareFormats, ", "))
-	f.Float64Var(&alpha, "alpha", 0.05, "significance level")
-	f.StringVar(&threshold, "threshold", "1%", "noise band: changes inside ±threshold do not matter (percent)")
-	f.StringVar(&test, "test", stats.TestMannWhitney, "mannwhitney or welch")
-	f.StringVar(&failOn, "fail-on", "", "exit 1 when a verdict is regressed (regression)")
+	cf.register(f, "output format")
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
 	return c
 }
 
-func compareFiles(files []string, opt compare.Options) (*compare.Result, error) {
+// compareFlags are the comparison flags of kdelta compare and kdelta ab.
+type compareFlags struct {
+	format, threshold, test, failOn string
+	alpha                           float64
+}
+
+// register adds the flags; what names the output --format chooses.
+func (f *compareFlags) register(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&f.format, "format", "text", what+": "+strings.Join(report.CompareFormats, ", "))
+	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level")
+	fs.StringVar(&f.threshold, "threshold", "1%", "noise band: changes inside ±threshold do not matter (percent)")
+	fs.StringVar(&f.test, "test", stats.TestMannWhitney, "mannwhitney or welch")
+	fs.StringVar(&f.failOn, "fail-on", "", "exit 1 when a verdict is regressed (regression)")
+}
+
+// options checks the flags and returns the comparison's options.
+func (f *compareFlags) options() (stats.Options, error) {
+	if err := report.CheckFormat(f.format, report.CompareFormats); err != nil {
+		return stats.Options{}, err
+	}
+	thr, err := parsePercent(f.threshold)
+	if err != nil {
+		return stats.Options{}, fmt.Errorf("--threshold: %w", err)
+	}
+	so := stats.Options{Alpha: f.alpha, Threshold: thr, Test: f.test}
+	if err := so.Validate(); err != nil {
+		return stats.Options{}, fmt.Errorf("--alpha/--test: %w", err)
+	}
+	return so, compare.CheckFailOn(f.failOn)
+}
+
+func compareFiles(ctx context.Context, files []string, opt compare.Options) (*compare.Result, error) {
 	var sets []*result.Set
 	for _, f := range files {
-		s, err := loadAny(f)
+		s, err := loadAny(ctx, f)
 		if err != nil {
 			return nil, err
 		}
@@ -119,13 +131,18 @@ func compareFiles(files []string, opt compare.Options) (*compare.Result, error) 
 	return compare.Compare(ins, opt)
 }
 
+// sourceIn is loadAny in ctx, as the profile package takes a source.
+func sourceIn(ctx context.Context) func(string) (*result.Set, error) {
+	return func(path string) (*result.Set, error) { return loadAny(ctx, path) }
+}
+
 // loadAny reads a kdelta result set or, failing that, imports the file;
 // a reference that is not a file names a set in the store (an id, the
 // start of one, or a label query such as kernel=6.16): see resolver.
-func loadAny(path string) (*result.Set, error) {
-	r := newResolver(context.Background(), "")
-	defer r.close()
-	return r.set(path)
+func loadAny(ctx context.Context, path string) (*result.Set, error) {
+	r := newResolver(ctx, "")
+	defer r.Close()
+	return r.Set(path)
 }
 
 // parsePercent reads "1%", "1" (percent) or "0.5%" as a fraction.

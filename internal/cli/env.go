@@ -48,7 +48,7 @@ kernel config options that differ.`,
 					fps[i] = runner.Fingerprint(Version)
 					continue
 				}
-				s, err := loadAny(a)
+				s, err := loadAny(c.Context(), a)
 				if err != nil {
 					return err
 				}

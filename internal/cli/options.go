@@ -1,8 +1,8 @@
 package cli
 
 import (
+	"context"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -14,14 +14,14 @@ import (
 // sessionOptions are the runner options that run, stat and bisect-run
 // share, from their flags, checked against this machine, with the
 // fingerprint taken and the tuning check's warnings in Warnings.
-func sessionOptions(cpus string, fifo, warmup, repeat int, timeout time.Duration, output string, labels []string) (*runner.Options, error) {
+func sessionOptions(ctx context.Context, cpus string, fifo, warmup, repeat int, timeout time.Duration, output string, labels []string) (*runner.Options, error) {
 	opt := &runner.Options{
 		Repeat:  repeat,
 		Warmup:  warmup,
 		FIFO:    fifo,
 		Timeout: timeout,
 		Output:  output,
-		Command: append([]string{"kdelta"}, os.Args[1:]...),
+		Command: commandLine(ctx),
 		Version: Version,
 		Labels:  map[string]string{},
 	}

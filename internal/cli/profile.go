@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,7 @@ func newProfileShowCmd() *cobra.Command {
 			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
 				return err
 			}
-			gs, err := kprofile.Open(args[0], only, loadAny)
+			gs, err := kprofile.Open(args[0], only, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
@@ -78,7 +79,7 @@ table is A and the second B.`,
 			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
 				return err
 			}
-			diffs, err := kprofile.Diffs(args, only, by, loadAny)
+			diffs, err := kprofile.Diffs(args, only, by, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
@@ -106,7 +107,7 @@ benchmarks, tables) are merged; --workload picks benchmarks.`,
 			if output == "" {
 				return errors.New("profile pprof: -o/--output is required")
 			}
-			gs, err := kprofile.Open(args[0], only, loadAny)
+			gs, err := kprofile.Open(args[0], only, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
@@ -168,12 +169,12 @@ func (p *profileFlags) check(f *pflag.FlagSet) error {
 
 // writeProfileDiffs appends the profile diff of every benchmark profiled
 // in both the baseline and each other file (compare --profile).
-func writeProfileDiffs(w, errw io.Writer, files []string, format string) error {
+func writeProfileDiffs(ctx context.Context, w, errw io.Writer, files []string, format string) error {
 	if format != "text" && format != "markdown" {
 		fmt.Fprintf(errw, "kdelta: warning: --profile: profile diffs are appended to text and markdown output only (kdelta profile diff --format %s A B gives them alone)\n", format)
 		return nil
 	}
-	fds, warnings := kprofile.DiffEach(files, loadAny)
+	fds, warnings := kprofile.DiffEach(files, sourceIn(ctx))
 	for _, err := range warnings {
 		fmt.Fprintf(errw, "kdelta: warning: --profile: %v\n", err)
 	}

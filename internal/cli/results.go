@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/resolve"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/store"
 )
@@ -50,13 +51,13 @@ func newResultsLsCmd(loc *string) *cobra.Command {
 		Short: "List the stored result sets, oldest first: id, time, kernel, runs, workloads, labels",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			ls, err := parseLabelFlags(labels)
+			ls, err := resolve.ParseLabelFlags(labels)
 			if err != nil {
 				return err
 			}
 			r := newResolver(c.Context(), *loc)
-			defer r.close()
-			st, err := r.store()
+			defer r.Close()
+			st, err := r.Store()
 			if err != nil {
 				return err
 			}
@@ -85,8 +86,8 @@ func newResultsShowCmd(loc *string) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			r := newResolver(c.Context(), *loc)
-			defer r.close()
-			set, err := r.set(args[0])
+			defer r.Close()
+			set, err := r.Set(args[0])
 			if err != nil {
 				return err
 			}
@@ -113,12 +114,12 @@ func newResultsTagCmd(loc *string) *cobra.Command {
 				tags = append(tags, store.Label{Name: k, Value: v})
 			}
 			r := newResolver(c.Context(), *loc)
-			defer r.close()
-			id, err := r.storedID(args[0])
+			defer r.Close()
+			id, err := r.StoredID(args[0])
 			if err != nil {
 				return err
 			}
-			info, err := store.TagAll(c.Context(), r.st, id, tags)
+			info, err := store.TagAll(c.Context(), r.Opened(), id, tags)
 			if err != nil {
 				return err
 			}
@@ -140,16 +141,16 @@ func newResultsRmCmd(loc *string) *cobra.Command {
 				return errors.New("results rm: standard input is not a terminal to ask on: pass --yes to remove without asking")
 			}
 			r := newResolver(c.Context(), *loc)
-			defer r.close()
+			defer r.Close()
 			// Every name is resolved before anything is removed, so a
 			// typo in the third name removes nothing.
 			var infos []store.Info
 			for _, a := range args {
-				id, err := r.storedID(a)
+				id, err := r.StoredID(a)
 				if err != nil {
 					return err
 				}
-				info, err := store.Lookup(c.Context(), r.st, id)
+				info, err := store.Lookup(c.Context(), r.Opened(), id)
 				if err != nil {
 					return err
 				}
@@ -164,7 +165,7 @@ func newResultsRmCmd(loc *string) *cobra.Command {
 					}
 					continue
 				}
-				if err := r.st.Delete(c.Context(), info.ID); err != nil {
+				if err := r.Opened().Delete(c.Context(), info.ID); err != nil {
 					return err
 				}
 				fmt.Fprintf(c.OutOrStdout(), "removed %s\n", info.ID)
@@ -200,12 +201,12 @@ func newResultsExportCmd(loc *string) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			r := newResolver(c.Context(), *loc)
-			defer r.close()
-			id, err := r.storedID(args[0])
+			defer r.Close()
+			id, err := r.StoredID(args[0])
 			if err != nil {
 				return err
 			}
-			set, err := r.st.Get(c.Context(), id)
+			set, err := r.Opened().Get(c.Context(), id)
 			if err != nil {
 				return err
 			}

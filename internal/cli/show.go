@@ -23,8 +23,8 @@ func newShowCmd() *cobra.Command {
 				set, err = result.Load(args[0])
 			} else {
 				r := newResolver(c.Context(), "")
-				defer r.close()
-				set, err = r.set(args[0])
+				defer r.Close()
+				set, err = r.Set(args[0])
 			}
 			if err != nil {
 				return err

@@ -41,7 +41,7 @@ other (kdelta compare); the store (kdelta results) records them too, unless
 			if repeat < 1 {
 				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
 			}
-			opt, err := sessionOptions(cpus, fifo, 0, repeat, timeout, output, labels)
+			opt, err := sessionOptions(c.Context(), cpus, fifo, 0, repeat, timeout, output, labels)
 			if err != nil {
 				return err
 			}

@@ -53,8 +53,8 @@ func (u *untilFlags) rule(ctx context.Context, storeFlag string, specs []workloa
 		return runner.Until{}, fmt.Errorf("--max-runs: %d is fewer than -r %d", u.maxRuns, repeat)
 	}
 	refs := newResolver(ctx, storeFlag)
-	base, err := refs.set(u.baseline)
-	refs.close()
+	base, err := refs.Set(u.baseline)
+	refs.Close()
 	if err != nil {
 		return runner.Until{}, fmt.Errorf("--baseline: %w", err)
 	}

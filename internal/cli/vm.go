@@ -85,7 +85,7 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	opt.Job.Version, opt.Job.Command = Version, append([]string{"kdelta"}, os.Args[1:]...)
+	opt.Job.Version, opt.Job.Command = Version, commandLine(c.Context())
 	if opt.Labels, err = runner.ParseLabels(v.labels); err != nil {
 		return err
 	}
