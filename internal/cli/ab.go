@@ -26,31 +26,7 @@ func newABCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ab --variant NAME:KNOB=V[,KNOB=V...] --variant NAME2:... [flags] -- WORKLOAD...",
 		Short: "A/B test kernel knobs live: variants interleaved run by run, knobs restored, verdicts",
-		Long: `Run the workloads under each variant, interleaved run by run (A B A B ...):
-before each run kdelta sets the variant's knobs, and gives every other knob
-the variants touch its own value back, so the machine's drift falls on every
-variant alike. Every knob is put back at the end, on error, on SIGINT or
-SIGTERM, and after a crash or SIGKILL by the next kdelta (or kdelta restore),
-from a journal under $XDG_STATE_HOME/kdelta/restore.d.
-
-A knob is a file under /sys or /proc/sys (PATH=VALUE, module parameters and
-writable debugfs files included), sysctl.NAME=VALUE, or one of smt=on|off,
-governor=NAME, selinux=enforcing|permissive, preempt=none|voluntary|full|lazy.
-"NAME:" alone is the machine as it is. A knob that cannot be opened for
-writing, or a value the kernel refuses, stops kdelta before anything runs.
-
-Each variant gets a result set labelled variant=NAME and KEY=VALUE for each
-knob (each run records the values read back, and the set's fingerprint is
-taken with them set); -o PREFIX writes PREFIX-NAME.json, and the store
-records every set unless --no-store. The comparison (as kdelta compare,
-the first variant the baseline) ends the output.
-
---order random shuffles the variants within each round (from --seed);
---order blocks runs all of A, then all of B (to measure what interleaving
-buys). --matrix KEY=V1,V2,... sweeps a workload parameter or a knob (the
-cartesian product of every --matrix), with a table of the first metric
-against the swept values. -f FILE reads all of this from a job file (see
-examples/); flags given on the command line override it.`,
+		Long:  longHelp("ab"),
 		RunE: func(c *cobra.Command, args []string) error {
 			return runJob(c, args, &s)
 		},

@@ -19,39 +19,6 @@ const ExitSkip = 125
 // exitCodes are bisect-run's exit statuses, by decision.
 var exitCodes = map[string]int{bisect.Good: ExitOK, bisect.Bad: ExitBad, bisect.Skip: ExitSkip}
 
-const bisectLong = `Measure the running system and tell git bisect run whether it is good or bad.
-
-The workloads (--workload, repeatable; by default those of the good result set)
-run as kdelta run runs them, -r times each, interleaved. The primary metric of
-each (its first, or --metric) is compared with the good set:
-
-  without --bad  bad when it regressed beyond ±threshold (p < alpha and the
-                 whole confidence interval beyond the band), good when it is
-                 within the band or improved
-  with --bad     good when the whole confidence interval of the change from
-                 good lies on good's side of the midpoint between good and bad
-                 (on the log scale), bad when it lies on bad's side
-
-When that cannot be told yet, more runs are added, -r at a time, up to
---max-runs per workload; still undecided, the answer is 125 and git bisect
-skips the commit. Runs that fail (the thing under test does not work) also end
-in 125. One line per workload gives the evidence: change, confidence interval,
-p-value and runs. The decision and its evidence are recorded with the measured
-result set (label bisect=good|bad|skip, and its warnings) in the store (unless
---no-store) and in the file given with -o.
-
-A REF is a result set file (or anything kdelta import reads), the id of a set
-in the store (or its start), or a label query such as kernel=6.15 matching one
-set.
-
-With --vm IMAGE the measurement happens in a kernel booted under qemu (as
-kdelta vm does, with --append as its command line): the freshly built kernel
-of each bisect step. Each batch of runs is one boot.
-
-Exit status: 0 good, 1 bad, 125 cannot tell, 2 usage or input error, 130
-interrupted (which makes git bisect run stop). git bisect run counts 2 as bad,
-so try the command by hand once before starting the bisection.`
-
 // bisectFlags are bisect-run's flags, the step's bound to
 // bisect.StepOptions.
 type bisectFlags struct {
@@ -69,7 +36,7 @@ func newBisectRunCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "bisect-run --good REF [--bad REF] [--workload SPEC]...",
 		Short: "Measure this system against good (and bad) results: exit 0 good, 1 bad, 125 cannot tell, for git bisect run",
-		Long:  bisectLong,
+		Long:  longHelp("bisect-run"),
 		Args:  cobra.NoArgs,
 		RunE:  func(c *cobra.Command, _ []string) error { return b.run(c) },
 	}

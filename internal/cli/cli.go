@@ -4,6 +4,7 @@ package cli
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +22,24 @@ import (
 	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/vm"
 )
+
+// helpFiles hold each command's long help, help/COMMAND.txt (a
+// subcommand's name joined to its parent's with "-"): prose kept as prose,
+// out of the code that wires the command.
+//
+//go:embed help/*.txt
+var helpFiles embed.FS
+
+// longHelp is the long help of the named command. A name without a file
+// is kdelta's bug: it panics when the command tree is built, which every
+// test of the command line does.
+func longHelp(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic("kdelta: no help text for " + name + ": " + err.Error())
+	}
+	return strings.TrimSuffix(string(b), "\n")
+}
 
 // Version is kdelta's version, recorded in every result set.
 var Version = "0.1.0-dev"

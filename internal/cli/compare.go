@@ -25,23 +25,8 @@ func newCompareCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
 		Short: "Compare result sets: change, confidence interval, p-value and verdict per metric",
-		Long: `Compare result sets; the first is the baseline. A file may be a kdelta result
-set or anything kdelta import reads (perf stat, perf bench, stress-ng,
-hackbench, Go benchmark format, a pasted Markdown table).
-
-For every workload and metric present in all sets: n, mean ± stddev, median,
-min, max; the relative change of the centre (Hodges-Lehmann on log values for
-the default Mann-Whitney U test, the ratio of means for --test welch), its
-95% confidence interval and p-value, and a verdict:
-
-  improved / regressed  p < alpha and the whole interval beyond ±threshold
-  ~                     the whole interval inside ±threshold
-  inconclusive (need ≈N runs)  anything else, with the runs that would settle it
-
-Summaries (perf stat -r gives only mean ± standard error and n) are compared
-with Welch's t from the summary statistics. Exit status 1 with
---fail-on regression when any verdict is regressed.`,
-		Args: cobra.MinimumNArgs(2),
+		Long:  longHelp("compare"),
+		Args:  cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			so, err := cf.options()
 			if err != nil {

@@ -36,11 +36,8 @@ func newEnvCmd() *cobra.Command {
 	diff := &cobra.Command{
 		Use:   "diff A B",
 		Short: "What differs between two fingerprints (result files, or - for this machine)",
-		Long: `Print what differs between the environments of two result sets (or - for
-this machine): performance-relevant differences first and marked with !, the
-run-time preemption mode even when it is the same (=), then the rest, then the
-kernel config options that differ.`,
-		Args: cobra.ExactArgs(2),
+		Long:  longHelp("env-diff"),
+		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			var fps [2]*sysinfo.Fingerprint
 			for i, a := range args {

@@ -24,27 +24,9 @@ func newHistoryCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "history --by LABEL|time --workload W[:k=v,...] [--metric M]",
 		Short: "The series of a metric across builds (a label's values) or time, with its change points",
-		Long: `Print the series of one metric of one workload from the store: one row per
-value of the label --by names (kernel builds, say), or per result set with
---by time. Every set that carries a value adds its measured runs to that
-row. Rows by a label are in kernel-version order (6.15-rc6 < 6.15 <
-6.15.1 < 6.16-rc1 < 6.16; distribution suffixes such as -eln150, .fc43 or
--200.fc43.x86_64 order after the version), which orders other names
-naturally.
-
-Each row: n (runs), median, and the change of the median from the row
-before. Change points are found over the run-level values, not the
-medians: E-divisive means with a Welch t-test (--alpha, default 0.01) and
-a minimum relative change (--min-change, default 5%). A change point is
-shown on the first row after the step, with the change of the mean from
-the segment before it to the segment after it, its p-value, and whether
-it is an improvement or a regression for this metric.
-
---workload takes parameters to pick one benchmark (pipe:mode=thread);
-without them every parameter set of the workload gets a series of its own.
---metric defaults to the workload's first metric.`,
-		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error { return h.run(c) },
+		Long:  longHelp("history"),
+		Args:  cobra.NoArgs,
+		RunE:  func(c *cobra.Command, args []string) error { return h.run(c) },
 	}
 	f := c.Flags()
 	f.StringVar(&h.by, "by", "", "the label whose values make the series (kernel), or time")

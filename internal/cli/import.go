@@ -18,16 +18,8 @@ func newImportCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "import FILE... [-o out.json]",
 		Short: "Read perf stat, perf bench, stress-ng, hackbench, Go benchmark output or a pasted table",
-		Long: `Read the output of other tools into a result set, so it compares like kdelta's
-own: perf stat (-r text, -x, CSV, -j JSON), perf bench (syscall basic, sched
-pipe, sched messaging; several runs concatenated), stress-ng (--metrics,
---metrics-brief, --yaml), rt-tests hackbench, the Go benchmark format, and
-the tables users paste (a Markdown | Run | Mean | Min | Max | table with
-units). The format is detected; --format forces one. Several files are merged
-into one set. Without -o the set is summarised on stdout. The store (kdelta
-results) records the set unless --no-store; --label kernel=6.16 labels it for
-kdelta compare and kdelta history.`,
-		Args: cobra.MinimumNArgs(1),
+		Long:  longHelp("import"),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "" {
 				if err := report.CheckFormat(format, result.Formats()); err != nil {

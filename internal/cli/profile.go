@@ -20,10 +20,7 @@ func newProfileCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "profile",
 		Short: "Show, diff and export perf profiles (kdelta run --profile, perf report/script text, perf.data)",
-		Long: `Profiles come from kdelta run --profile (extra runs sampled with perf
-record, kept out of statistics), or from files: a kdelta result set, a
-perf.data file, the text of perf report --stdio (as perf prints it or as
-pasted into a mail, each table a profile) or of perf script.`,
+		Long:  longHelp("profile"),
 	}
 	c.AddCommand(newProfileShowCmd(), newProfileDiffCmd(), newProfilePprofCmd())
 	return c
@@ -64,17 +61,8 @@ func newProfileDiffCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "diff A [B]",
 		Short: "Symbols ordered by the change of their share from A to B, with samples and samples per operation",
-		Long: `Diff the profiles of A and B: per symbol A% | B% | Δ (percentage points),
-samples on each side and their change, and samples per operation when the
-profiles know the operations their run did (a share can fall while the cost
-rises). Result sets are matched by benchmark. A symbol missing from a table
-that is cut (a pasted report) was below that table's smallest share: it is
-shown as <X% and its change as a range. With several profiles per side the
-shares are means with their range, and "~" marks a change inside it.
-
-With one file that holds two tables (a mail with both reports), the first
-table is A and the second B.`,
-		Args: cobra.RangeArgs(1, 2),
+		Long:  longHelp("profile-diff"),
+		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
 				return err
@@ -99,10 +87,8 @@ func newProfilePprofCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "pprof FILE -o OUT",
 		Short: "Export profiles to pprof format (call stacks when recorded with --profile-call-graph)",
-		Long: `Write the profiles of FILE as one gzipped pprof protocol buffer, for
-go tool pprof and flame-graph tools. Several profiles (profiled runs,
-benchmarks, tables) are merged; --workload picks benchmarks.`,
-		Args: cobra.ExactArgs(1),
+		Long:  longHelp("profile-pprof"),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if output == "" {
 				return errors.New("profile pprof: -o/--output is required")

@@ -14,16 +14,8 @@ func newRestoreCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "restore",
 		Short: "Put back kernel knobs that a killed kdelta left changed",
-		Long: `Put back the kernel knobs (--set, ab variants) that a kdelta which is gone
-left changed: it was killed (SIGKILL), crashed, or the machine lost power
-before it could restore them. Every kdelta that changes a knob first writes
-its old value to a journal under $XDG_STATE_HOME/kdelta/restore.d (else
-~/.local/state/kdelta/restore.d) and holds it locked while it runs; the
-journals whose lock can be taken belong to a kdelta that is gone. Those are
-restored and removed; the knobs of a kdelta still running are listed and
-left alone. Every kdelta start does the same, quietly when there is nothing
-to do.`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("restore"),
+		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			// What was done is the command's output; what could not be
 			// done is a warning (and exit 1).

@@ -20,17 +20,8 @@ func newResultsCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "results",
 		Short: "The store of result sets: ls, show, tag, rm, export",
-		Long: `kdelta run, stat and import record every result set in the store: an SQLite
-database at $XDG_DATA_HOME/kdelta/kdelta.db (~/.local/share/kdelta/kdelta.db),
-or the PostgreSQL database a postgres:// URL names (--store, or $KDELTA_STORE
-for every command).
-
-A set is named by its id, by the start of its id when no other set's starts
-the same, or by a label query k=v[,k=v...] that matches one set. Commands
-that read result files (compare, env diff, show) take these names too:
-
-  kdelta compare kernel=6.15 kernel=6.16`,
-		Args: cobra.NoArgs,
+		Long:  longHelp("results"),
+		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			return c.Help()
 		},

@@ -12,14 +12,7 @@ func newRunCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "run [WORKLOAD[:k=v,...]]...",
 		Short: "Run workloads, each run in a child process of its own",
-		Long: `Run workloads, each measured run in a fresh child process with the
-requested CPU affinity and scheduling policy. Runs are interleaved (run 1 of
-every workload, then run 2, ...). With -o the result set is rewritten after
-every run, so an interrupted run keeps what it finished; the store (kdelta
-results) records it after every run too, unless --no-store.
-
---quick runs a short suite of every seed workload (under two minutes on a
-two-core machine) with -r 5 unless -r is given.`,
+		Long:  longHelp("run"),
 		RunE: func(c *cobra.Command, args []string) error {
 			// A session of one cell without knobs, unless a job file,
 			// knobs or a matrix make it one of kdelta ab's.

@@ -26,17 +26,8 @@ func newStatCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "stat [flags] -- CMD [ARGS...]",
 		Short: "Run a command N times with counters, as perf stat --repeat",
-		Long: `Run a command N times (no shell), counting perf events from its first
-instruction (enable-on-exec, inherited by every task it creates), and print
-perf stat's lines: the mean per run of each event and of the elapsed time.
-
-The spread "( +- x% )" is the standard error of the mean relative to the mean,
-as perf stat prints it; "sd x%" beside it is the standard deviation relative
-to the mean, the spread of a single run. The command's output goes to
-stderr. With -o the runs are written as a result set that compares like any
-other (kdelta compare); the store (kdelta results) records them too, unless
---no-store.`,
-		Args: cobra.MinimumNArgs(1),
+		Long:  longHelp("stat"),
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if repeat < 1 {
 				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)

@@ -12,32 +12,6 @@ import (
 	"github.com/kdelta/kdelta/internal/vm"
 )
 
-const vmLong = `Boot each kernel image in qemu with kdelta itself as the guest's /init,
-run the workloads given after -- inside (as kdelta run would), and bring the
-result set home over the guest's second serial port. Each kernel and command
-line pair is a variant; with --boots N the variants boot in turn, A B A B ...,
-so the host's drift falls on all of them alike, and every run records its
-boot index. Each variant's result set is recorded in the store (unless
---no-store) and, with -o DIR, written to DIR.
-
---append pairs with --kernel in order; one --kernel with several --append
-boots the same image with each command line, and one --append applies to
-every kernel. kdelta adds "console=ttyS0 panic=-1" before the given command
-line; the result set's cmdline label is the --append text as given, and its
-fingerprint records the guest's /proc/cmdline. With two variants or more the
-output ends with their comparison (as kdelta compare, the first variant the
-baseline).
-
-The guest's /init is this kdelta binary, which must be static
-(CGO_ENABLED=0 go build ./cmd/kdelta). With --accel auto, KVM is used when
-it can create a VM and starts the kernel: a KVM boot that fails before the
-kernel's first line (qemu aborts or exits, or the console stays silent for
---boot-deadline) boots again under TCG, as do the later ones, which is said
-once and remembered until the host reboots. TCG's timings are emulated: such
-result sets are labelled accel=tcg and carry a warning. Workloads that need kernel
-modules (bridge) are skipped in the guest unless --modules gives the
-kernel's modules (a lib/modules/RELEASE directory).`
-
 // vmFlags are kdelta vm's flags, the boot settings bound to vm.Options.
 type vmFlags struct {
 	opt             vm.Options
@@ -52,7 +26,7 @@ func newVMCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "vm --kernel IMAGE [--append ARGS] [--kernel IMAGE2 --append ARGS2 ...] [flags] -- run WORKLOAD... [-r N]",
 		Short: "Boot kernels under test in qemu and run workloads inside",
-		Long:  vmLong,
+		Long:  longHelp("vm"),
 		RunE: func(c *cobra.Command, args []string) error {
 			v.cl.Args, v.cl.Dash, v.cl.Given = args, c.ArgsLenAtDash(), c.Flags().Changed
 			return v.run(c)
