@@ -1,46 +1,12 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
-	"reflect"
 	"strings"
 	"testing"
 )
-
-// TestErrorProblems checks how an error becomes lines: a join is a line
-// per error under the context wrapped around it, however deep; anything
-// else is its first line only.
-func TestErrorProblems(t *testing.T) {
-	a, b, c := errors.New("alpha 2 is not in (0, 1)"), errors.New("test \"x\" is not known"), errors.New("better \"up\" is not known")
-	tests := []struct {
-		name string
-		err  error
-		want []string
-	}{
-		{"plain", a, []string{"alpha 2 is not in (0, 1)"}},
-		{"join", errors.Join(a, b), []string{"alpha 2 is not in (0, 1)", `test "x" is not known`}},
-		{"wrapped join", fmt.Errorf("--alpha/--test: %w", errors.Join(a, b)),
-			[]string{"--alpha/--test: alpha 2 is not in (0, 1)", `--alpha/--test: test "x" is not known`}},
-		{"exit status around a wrapped join", &exitError{code: ExitBad, err: fmt.Errorf("compare: %w", errors.Join(a, b))},
-			[]string{"compare: alpha 2 is not in (0, 1)", `compare: test "x" is not known`}},
-		{"join in a join", fmt.Errorf("job: %w", errors.Join(a, fmt.Errorf("b: %w", errors.Join(b, c)))),
-			[]string{"job: alpha 2 is not in (0, 1)", `job: b: test "x" is not known`, `job: b: better "up" is not known`}},
-		{"join of one", fmt.Errorf("x: %w", errors.Join(a)), []string{"x: alpha 2 is not in (0, 1)"}},
-		{"two %w on one line", fmt.Errorf("%w, and %w", a, b), []string{`alpha 2 is not in (0, 1), and test "x" is not known`}},
-		{"a tool's output", fmt.Errorf("perf report: exit status 1: %s", "perf: bad file\npanic: runtime error\ngoroutine 1 [running]:"),
-			[]string{"perf report: exit status 1: perf: bad file"}},
-		{"a join whose error has several lines", errors.Join(a, errors.New("first\nsecond")), []string{"alpha 2 is not in (0, 1)", "first"}},
-	}
-	for _, tt := range tests {
-		if got := problems(tt.err); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: problems(%q) = %q, want %q", tt.name, tt.err, got, tt.want)
-		}
-	}
-}
 
 // TestUsageLinuxOnlyCommandsExist checks that every command the list of
 // commands needing Linux names is a command, with a RunE to guard, so a

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/kdelta/kdelta/internal/runner"
@@ -23,7 +22,6 @@ func sessionOptions(ctx context.Context, cpus string, fifo, warmup, repeat int, 
 		Output:  output,
 		Command: commandLine(ctx),
 		Version: Version,
-		Labels:  map[string]string{},
 	}
 	if cpus != "" {
 		list, err := sys.ParseCPUList(cpus)
@@ -32,12 +30,9 @@ func sessionOptions(ctx context.Context, cpus string, fifo, warmup, repeat int, 
 		}
 		opt.CPUs = list
 	}
-	for _, l := range labels {
-		k, v, ok := strings.Cut(l, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("--label: %q is not key=value", l)
-		}
-		opt.Labels[k] = v
+	var err error
+	if opt.Labels, err = runner.ParseLabels(labels); err != nil {
+		return nil, err
 	}
 	if err := runner.Check(opt); err != nil {
 		return nil, err
