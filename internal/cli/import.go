@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"fmt"
-	"os"
+	"maps"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -26,30 +25,15 @@ func newImportCmd() *cobra.Command {
 					return err
 				}
 			}
-			var merged *result.Set
-			for _, path := range args {
-				data, err := os.ReadFile(path)
-				if err != nil {
-					return err
-				}
-				s, err := result.Import(path, data, format)
-				if err != nil {
-					return err
-				}
-				if merged == nil {
-					merged = s
-					continue
-				}
-				merged.Benchmarks = append(merged.Benchmarks, s.Benchmarks...)
-				merged.Warnings = append(merged.Warnings, s.Warnings...)
+			merged, err := result.ImportFiles(args, format)
+			if err != nil {
+				return err
 			}
-			for _, l := range labels {
-				k, v, ok := strings.Cut(l, "=")
-				if !ok || k == "" {
-					return fmt.Errorf("--label: %q is not key=value", l)
-				}
-				merged.Labels[k] = v
+			ls, err := result.ParseLabels(labels)
+			if err != nil {
+				return err
 			}
+			maps.Copy(merged.Labels, ls)
 			rec, err := rf.open(c.Context())
 			if err != nil {
 				return err

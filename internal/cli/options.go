@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/sysinfo"
@@ -31,7 +32,7 @@ func sessionOptions(ctx context.Context, cpus string, fifo, warmup, repeat int, 
 		opt.CPUs = list
 	}
 	var err error
-	if opt.Labels, err = runner.ParseLabels(labels); err != nil {
+	if opt.Labels, err = result.ParseLabels(labels); err != nil {
 		return nil, err
 	}
 	if err := runner.Check(opt); err != nil {

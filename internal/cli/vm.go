@@ -8,7 +8,6 @@ import (
 
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/vm"
 )
 
@@ -60,7 +59,7 @@ func (v *vmFlags) run(c *cobra.Command) error {
 		return err
 	}
 	opt.Job.Version, opt.Job.Command = Version, commandLine(c.Context())
-	if opt.Labels, err = runner.ParseLabels(v.labels); err != nil {
+	if opt.Labels, err = result.ParseLabels(v.labels); err != nil {
 		return err
 	}
 	opt.Log = c.ErrOrStderr()

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -331,4 +332,28 @@ func slug(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// ImportFiles imports each file (format as Import takes it) into one
+// set: the first file's, with the later files' benchmarks and warnings
+// after its own.
+func ImportFiles(paths []string, format string) (*Set, error) {
+	var merged *Set
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		s, err := Import(path, data, format)
+		if err != nil {
+			return nil, err
+		}
+		if merged == nil {
+			merged = s
+			continue
+		}
+		merged.Benchmarks = append(merged.Benchmarks, s.Benchmarks...)
+		merged.Warnings = append(merged.Warnings, s.Warnings...)
+	}
+	return merged, nil
 }
