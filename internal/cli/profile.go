@@ -1,12 +1,10 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -97,17 +95,11 @@ func newProfilePprofCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// Written whole once merged, so a failed export leaves no
-			// file behind.
-			var buf bytes.Buffer
-			skipped, err := kprofile.WritePprof(&buf, args[0], gs)
+			skipped, err := kprofile.WritePprofFile(output, args[0], gs)
 			for _, s := range skipped {
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", s)
 			}
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(output, buf.Bytes(), 0o666)
+			return err
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", "", "the pprof file to write (gzipped protobuf)")

@@ -2,12 +2,12 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/knob"
+	"github.com/kdelta/kdelta/internal/report"
 )
 
 func newRestoreCmd() *cobra.Command {
@@ -28,27 +28,7 @@ func newRestoreCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			failed := false
-			for _, r := range done {
-				for _, l := range r.Done() {
-					fmt.Fprintln(out, l)
-				}
-				for _, l := range r.Warnings() {
-					fmt.Fprintf(stderr, "kdelta: %s\n", l)
-				}
-				for _, e := range r.Unchanged {
-					fmt.Fprintf(out, "%s=%s (%s) already held its old value\n", e.Key, e.Value, e.Path)
-				}
-				failed = failed || r.Err != nil
-			}
-			for _, h := range holders {
-				for _, e := range h.Knobs {
-					fmt.Fprintf(out, "kdelta pid %d is running and restores %s=%s (%s) when it ends\n", h.PID, e.Key, e.Value, e.Path)
-				}
-			}
-			if len(done) == 0 && len(holders) == 0 {
-				fmt.Fprintf(out, "nothing to restore (no journal in %s)\n", dir)
-			}
+			failed := report.WriteRestore(out, stderr, dir, done, holders)
 			if failed {
 				return &exitError{code: ExitBad, err: errors.New("restore: some knobs could not be written back; their journals stay for another try")}
 			}

@@ -1,10 +1,12 @@
 package profile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"github.com/google/pprof/profile"
 
@@ -132,4 +134,14 @@ func (b *pprofBuilder) location(f result.ProfileFrame) *profile.Location {
 	b.loc[f] = l
 	b.p.Location = append(b.p.Location, l)
 	return l
+}
+
+// WritePprofFile is WritePprof into the file path, written whole once the
+// profiles are merged, so a failed export leaves no file behind.
+func WritePprofFile(path, name string, gs []Group) (skipped []error, err error) {
+	var buf bytes.Buffer
+	if skipped, err = WritePprof(&buf, name, gs); err != nil {
+		return skipped, err
+	}
+	return skipped, os.WriteFile(path, buf.Bytes(), 0o666)
 }

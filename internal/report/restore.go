@@ -1,0 +1,37 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kdelta/kdelta/internal/knob"
+)
+
+// WriteRestore is kdelta restore's output: what each journal in dir put
+// back (on out) and what it could not (on warn, each after "kdelta: "),
+// the knobs that already held their old value, and the knobs that a
+// running kdelta holds and restores itself. It reports whether any
+// journal failed.
+func WriteRestore(out, warn io.Writer, dir string, done []knob.Recovery, holders []knob.Holder) (failed bool) {
+	for _, r := range done {
+		for _, l := range r.Done() {
+			fmt.Fprintln(out, l)
+		}
+		for _, l := range r.Warnings() {
+			fmt.Fprintf(warn, "kdelta: %s\n", l)
+		}
+		for _, e := range r.Unchanged {
+			fmt.Fprintf(out, "%s=%s (%s) already held its old value\n", e.Key, e.Value, e.Path)
+		}
+		failed = failed || r.Err != nil
+	}
+	for _, h := range holders {
+		for _, e := range h.Knobs {
+			fmt.Fprintf(out, "kdelta pid %d is running and restores %s=%s (%s) when it ends\n", h.PID, e.Key, e.Value, e.Path)
+		}
+	}
+	if len(done) == 0 && len(holders) == 0 {
+		fmt.Fprintf(out, "nothing to restore (no journal in %s)\n", dir)
+	}
+	return failed
+}
