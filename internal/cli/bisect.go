@@ -8,8 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/bisect"
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/vm"
 )
 
@@ -68,7 +70,7 @@ func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
 	if o.GoodRef == "" {
 		return nil, errors.New("bisect-run: --good is required (a result set measured on a good commit)")
 	}
-	thr, err := parsePercent(b.threshold)
+	thr, err := stats.ParsePercent(b.threshold)
 	if err != nil {
 		return nil, fmt.Errorf("--threshold: %w", err)
 	}
@@ -121,7 +123,7 @@ func (b *bisectFlags) run(c *cobra.Command) error {
 		set, err = runner.RunUntil(c.Context(), step.Specs(), opt, step.Until())
 	}
 	if errors.Is(err, runner.ErrInterrupted) {
-		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", keptRuns(set), savedIn(b.output))}
+		return &exitError{code: ExitInterrupted, err: fmt.Errorf("interrupted: %s%s", report.KeptRuns(set), report.SavedIn(b.output))}
 	}
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,13 +35,13 @@ func newCompareCmd() *cobra.Command {
 				return errors.New("--and: compares one change with another: kdelta compare A B --and C D")
 			}
 			opt := compare.Options{Stats: so}
-			first, err := compareFiles(c.Context(), args, opt)
+			first, err := compare.Files(args, sourceIn(c.Context()), opt)
 			if err != nil {
 				return err
 			}
 			out := c.OutOrStdout()
 			if len(and) > 0 {
-				second, err := compareFiles(c.Context(), and, opt)
+				second, err := compare.Files(and, sourceIn(c.Context()), opt)
 				if err != nil {
 					return err
 				}
@@ -88,7 +87,7 @@ func (f *compareFlags) options() (stats.Options, error) {
 	if err := report.CheckFormat(f.format, report.CompareFormats); err != nil {
 		return stats.Options{}, err
 	}
-	thr, err := parsePercent(f.threshold)
+	thr, err := stats.ParsePercent(f.threshold)
 	if err != nil {
 		return stats.Options{}, fmt.Errorf("--threshold: %w", err)
 	}
@@ -97,23 +96,6 @@ func (f *compareFlags) options() (stats.Options, error) {
 		return stats.Options{}, fmt.Errorf("--alpha/--test: %w", err)
 	}
 	return so, compare.CheckFailOn(f.failOn)
-}
-
-func compareFiles(ctx context.Context, files []string, opt compare.Options) (*compare.Result, error) {
-	var sets []*result.Set
-	for _, f := range files {
-		s, err := loadAny(ctx, f)
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, s)
-	}
-	names := compare.Names(sets, files)
-	ins := make([]compare.Input, len(sets))
-	for i := range sets {
-		ins[i] = compare.Input{Name: names[i], Set: sets[i]}
-	}
-	return compare.Compare(ins, opt)
 }
 
 // sourceIn is loadAny in ctx, as the profile package takes a source.
@@ -128,13 +110,4 @@ func loadAny(ctx context.Context, path string) (*result.Set, error) {
 	r := newResolver(ctx, "")
 	defer r.Close()
 	return r.Set(path)
-}
-
-// parsePercent reads "1%", "1" (percent) or "0.5%" as a fraction.
-func parsePercent(s string) (float64, error) {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v <= 0 || v >= 1000 {
-		return 0, fmt.Errorf("bad value %q (a positive percentage such as 1%%)", s)
-	}
-	return v / 100, nil
 }

@@ -49,7 +49,7 @@ func (h *historyFlags) query() (history.Query, error) {
 	if h.by == "" {
 		return history.Query{}, fmt.Errorf("--by: name a label (such as kernel) or %q", history.ByTime)
 	}
-	mag, err := parsePercent(h.minChange)
+	mag, err := stats.ParsePercent(h.minChange)
 	if err != nil {
 		return history.Query{}, fmt.Errorf("--min-change: %w", err)
 	}
@@ -80,7 +80,7 @@ func (h *historyFlags) run(c *cobra.Command) error {
 	if h.workload == "" {
 		return fmt.Errorf("--workload: name one (%s)", resolve.StoredWorkloads(ctx, st))
 	}
-	if q.Workload, q.Params, err = parseWorkloadRef(h.workload); err != nil {
+	if q.Workload, q.Params, err = history.ParseWorkloadRef(h.workload); err != nil {
 		return err
 	}
 	hs, err := history.Load(ctx, st, q)
@@ -96,24 +96,4 @@ func (h *historyFlags) run(c *cobra.Command) error {
 		}
 	}
 	return report.WriteHistory(c.OutOrStdout(), hs, q.ChangePoints, h.format)
-}
-
-// parseWorkloadRef reads W or W:k=v,k=v.
-func parseWorkloadRef(s string) (string, map[string]string, error) {
-	name, rest, _ := strings.Cut(s, ":")
-	if name == "" {
-		return "", nil, fmt.Errorf("--workload: %q names no workload", s)
-	}
-	if rest == "" {
-		return name, nil, nil
-	}
-	params := map[string]string{}
-	for _, kv := range strings.Split(rest, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return "", nil, fmt.Errorf("--workload: %q in %q is not key=value", kv, s)
-		}
-		params[k] = v
-	}
-	return name, params, nil
 }

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"github.com/spf13/cobra"
-
-	"github.com/kdelta/kdelta/internal/report"
-	"github.com/kdelta/kdelta/internal/result"
 )
 
 func newRunCmd() *cobra.Command {
@@ -22,9 +19,3 @@ func newRunCmd() *cobra.Command {
 	s.register(c.Flags(), false)
 	return c
 }
-
-// keptRuns and savedIn are report.KeptRuns and report.SavedIn, by the
-// names bisect-run's interrupt (and its test) calls them.
-func keptRuns(sets ...*result.Set) string { return report.KeptRuns(sets...) }
-
-func savedIn(path string) string { return report.SavedIn(path) }

@@ -136,6 +136,25 @@ type LatencyTable struct {
 	Runs     [][]*result.Latency // per set, per run
 }
 
+// Files compares the sets that load reads from files, the first the
+// baseline, each named as Names names it.
+func Files(files []string, load func(string) (*result.Set, error), opt Options) (*Result, error) {
+	sets := make([]*result.Set, len(files))
+	for i, f := range files {
+		s, err := load(f)
+		if err != nil {
+			return nil, err
+		}
+		sets[i] = s
+	}
+	names := Names(sets, files)
+	ins := make([]Input, len(sets))
+	for i := range sets {
+		ins[i] = Input{Name: names[i], Set: sets[i]}
+	}
+	return Compare(ins, opt)
+}
+
 // Compare compares the sets in ins; ins[0] is the baseline.
 func Compare(ins []Input, opt Options) (*Result, error) {
 	if len(ins) < 2 {

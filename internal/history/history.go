@@ -198,3 +198,25 @@ func (s *Series) StepVerdict(cp stats.ChangePoint) stats.Verdict {
 	}
 	return stats.Improved
 }
+
+// ParseWorkloadRef reads --workload W or W:k=v,k=v: the workload and
+// the parameters that pick its benchmark, unchecked, since a stored
+// workload need not be one this kdelta knows.
+func ParseWorkloadRef(s string) (string, map[string]string, error) {
+	name, rest, _ := strings.Cut(s, ":")
+	if name == "" {
+		return "", nil, fmt.Errorf("--workload: %q names no workload", s)
+	}
+	if rest == "" {
+		return name, nil, nil
+	}
+	params := map[string]string{}
+	for _, kv := range strings.Split(rest, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return "", nil, fmt.Errorf("--workload: %q in %q is not key=value", kv, s)
+		}
+		params[k] = v
+	}
+	return name, params, nil
+}

@@ -6,6 +6,7 @@ import (
 	mrand "math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -217,3 +218,21 @@ func (s synth) set() *result.Set {
 
 // t0 is the time of the first synthetic set.
 var t0 = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+
+// TestParseWorkloadRef checks --workload: a name alone, or with the
+// parameters that pick one benchmark; a missing name or a part that is
+// not key=value is refused naming it.
+func TestParseWorkloadRef(t *testing.T) {
+	name, params, err := ParseWorkloadRef("pipe:mode=thread,loops=10")
+	if err != nil || name != "pipe" || len(params) != 2 || params["mode"] != "thread" || params["loops"] != "10" {
+		t.Errorf("pipe:mode=thread,loops=10: %q %v %v", name, params, err)
+	}
+	if name, params, err := ParseWorkloadRef("perf-bench-sched-pipe"); err != nil || name != "perf-bench-sched-pipe" || params != nil {
+		t.Errorf("a name alone: %q %v %v", name, params, err)
+	}
+	for in, want := range map[string]string{":mode=x": "names no workload", "pipe:mode": `"mode" in "pipe:mode" is not key=value`, "pipe:=1": `"=1"`} {
+		if _, _, err := ParseWorkloadRef(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseWorkloadRef(%q): %v, want %q", in, err, want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -53,4 +54,13 @@ func WholeNum(v float64) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// ParsePercent reads "1%", "1" (percent) or "0.5%" as a fraction.
+func ParsePercent(s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
+	if err != nil || v <= 0 || v >= 1000 {
+		return 0, fmt.Errorf("bad value %q (a positive percentage such as 1%%)", s)
+	}
+	return v / 100, nil
 }

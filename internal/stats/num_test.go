@@ -1,6 +1,9 @@
 package stats
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 func TestNum(t *testing.T) {
 	for _, tt := range []struct {
@@ -18,6 +21,21 @@ func TestNum(t *testing.T) {
 	}{{0, "0"}, {12.4, "12"}, {999.6, "1,000"}, {3080508, "3,080,508"}, {-1234.4, "-1,234"}} {
 		if got := WholeNum(tt.v); got != tt.want {
 			t.Errorf("WholeNum(%v) = %q, want %q", tt.v, got, tt.want)
+		}
+	}
+}
+
+// TestParsePercent checks the percentages --threshold and --min-change
+// take: with or without %, as a fraction; nothing else.
+func TestParsePercent(t *testing.T) {
+	for in, want := range map[string]float64{"1%": 0.01, "1": 0.01, " 0.5% ": 0.005, "250%": 2.5} {
+		if got, err := ParsePercent(in); err != nil || math.Abs(got-want) > 1e-15 {
+			t.Errorf("ParsePercent(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "%", "0", "-1%", "1000", "x", "1%%"} {
+		if got, err := ParsePercent(in); err == nil {
+			t.Errorf("ParsePercent(%q) = %v, want an error", in, got)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"testing"
@@ -26,8 +26,8 @@ func TestKeptRuns(t *testing.T) {
 		{[]*result.Set{set(warm, ok, ok), set(warm, interrupted, ok)}, "kept 3 measured runs and 2 warm-up runs"},
 	}
 	for _, tt := range tests {
-		if got := keptRuns(tt.sets...); got != tt.want {
-			t.Errorf("keptRuns: %q, want %q", got, tt.want)
+		if got := KeptRuns(tt.sets...); got != tt.want {
+			t.Errorf("KeptRuns: %q, want %q", got, tt.want)
 		}
 	}
 }
