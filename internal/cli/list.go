@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -15,29 +13,7 @@ func newListCmd() *cobra.Command {
 		Short: "List the workloads, their parameters, defaults and metrics",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			w := c.OutOrStdout()
-			for i, wl := range workload.All() {
-				if i > 0 {
-					fmt.Fprintln(w)
-				}
-				fmt.Fprintf(w, "%s — %s\n", wl.Name(), wl.Doc())
-				fmt.Fprintln(w, "  parameters:")
-				for _, p := range wl.Params() {
-					kind := p.Kind.String()
-					if len(p.Choices) > 0 {
-						kind = strings.Join(p.Choices, "|")
-					}
-					def := p.Default
-					if def == "" {
-						def = `""`
-					}
-					fmt.Fprintf(w, "    %-10s %-22s default %-10s %s\n", p.Name, kind, def, p.Doc)
-				}
-				fmt.Fprintln(w, "  metrics:")
-				for _, m := range wl.Metrics() {
-					fmt.Fprintf(w, "    %-14s %-8s %-6s better  %s\n", m.Name, m.Unit, m.Better, m.Doc)
-				}
-			}
+			report.WriteWorkloads(c.OutOrStdout(), workload.All())
 			return nil
 		},
 	}

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"os"
-
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
-	"github.com/kdelta/kdelta/internal/result"
 )
 
 func newShowCmd() *cobra.Command {
@@ -16,16 +13,9 @@ func newShowCmd() *cobra.Command {
 		Short: "Summarise a result set: per metric n, mean ± stddev (CV), median, min, max",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			var set *result.Set
-			var err error
-			if fi, serr := os.Stat(args[0]); serr == nil && !fi.IsDir() {
-				// A file must be a result set: show does not import.
-				set, err = result.Load(args[0])
-			} else {
-				r := newResolver(c.Context(), "")
-				defer r.Close()
-				set, err = r.Set(args[0])
-			}
+			r := newResolver(c.Context(), "")
+			defer r.Close()
+			set, err := r.Saved(args[0])
 			if err != nil {
 				return err
 			}

@@ -86,6 +86,15 @@ func (r *Resolver) Set(ref string) (*result.Set, error) {
 	return r.st.Get(r.ctx, info.ID)
 }
 
+// Saved is Set for commands that show a set as kdelta saved it (kdelta
+// show): a file must be a kdelta result set, not a file to import.
+func (r *Resolver) Saved(ref string) (*result.Set, error) {
+	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
+		return result.Load(ref)
+	}
+	return r.Set(ref)
+}
+
 // info finds the stored set whose id is ref or starts with ref.
 func (r *Resolver) info(ref string) (store.Info, error) {
 	st, err := r.Store()
