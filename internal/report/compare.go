@@ -53,17 +53,6 @@ func Pct(x float64) string {
 	return fmt.Sprintf("%+.*f%%", prec, x*100)
 }
 
-func ciText(c stats.Comparison) string {
-	return "[" + Pct(c.CI[0]) + ", " + Pct(c.CI[1]) + "]"
-}
-
-func pText(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
-	}
-	return fmt.Sprintf("p=%.3f", p)
-}
-
 // VerdictText is the verdict with the runs needed when inconclusive.
 func VerdictText(c stats.Comparison) string {
 	if c.Verdict == stats.Inconclusive && c.NeedRuns > 0 {
@@ -121,7 +110,7 @@ func compareText(w io.Writer, r *compare.Result) {
 			fmt.Fprintln(w, line)
 			if i > 0 {
 				c := row.Vs[i-1]
-				fmt.Fprintf(w, "      %s vs A: %s %s %s  %s\n", letter(i), Pct(c.Change), ciText(c), pText(c.P), VerdictText(c))
+				fmt.Fprintf(w, "      %s vs A: %s %s %s  %s\n", letter(i), Pct(c.Change), Interval(c.CI), PValue(c.P), VerdictText(c))
 				for _, warn := range c.Warnings {
 					fmt.Fprintf(w, "      warning: %s\n", warn)
 				}

@@ -38,7 +38,7 @@ func compareMarkdown(w io.Writer, r *compare.Result) {
 			cells = append(cells, fmt.Sprintf("%s ± %s (n=%d)", Num(s.Summary.Mean), Num(s.Summary.Stddev), s.Summary.N))
 			if i > 0 {
 				c := row.Vs[i-1]
-				cells = append(cells, Pct(c.Change), ciText(c), fmt.Sprintf("%.3g", c.P), VerdictText(c))
+				cells = append(cells, Pct(c.Change), Interval(c.CI), fmt.Sprintf("%.3g", c.P), VerdictText(c))
 			}
 		}
 		rows = append(rows, cells)
