@@ -20,6 +20,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // fifo, when set, runs both sides under SCHED_FIFO.
@@ -100,6 +102,7 @@ func main() {
 func measure(kd string, p pair, n int) error {
 	ratios := make([][]float64, len(p.figs))
 	refs := make([][]float64, len(p.figs))
+	kds := make([][]float64, len(p.figs))
 	for i := 0; i < n; i++ {
 		// Alternate which side goes first, so drift hits both equally.
 		sides := []string{"ref", "kdelta"}
@@ -123,6 +126,7 @@ func measure(kd string, p pair, n int) error {
 		for f := range p.figs {
 			ratios[f] = append(ratios[f], got["kdelta"][f]/got["ref"][f])
 			refs[f] = append(refs[f], got["ref"][f])
+			kds[f] = append(kds[f], got["kdelta"][f])
 		}
 	}
 	for f, fig := range p.figs {
@@ -133,11 +137,18 @@ func measure(kd string, p pair, n int) error {
 		}
 		fmt.Printf("%-28s %-14s kdelta/ref median %.3f  (ref median %s, %d pairs, spread %.3f-%.3f) %s\n",
 			p.name, fig.name, r, strconv.FormatFloat(median(refs[f]), 'g', 5, 64), n, minf(ratios[f]), maxf(ratios[f]), verdict)
+		// Precision: the run-to-run CV of each side, and their ratio (a
+		// better instrument is the quieter one: ratio at most 1).
+		kcv, rcv := stats.Summarize(kds[f]).CV, stats.Summarize(refs[f]).CV
+		fmt.Printf("%-28s %-14s CV kdelta %.1f%%  ref %.1f%%  ratio %.2f\n", p.name, fig.name, kcv, rcv, kcv/rcv)
 	}
 	return perOp(kd, p)
 }
 
-const events = "context-switches,raw_syscalls:sys_enter"
+const events = "context-switches,cpu-migrations,raw_syscalls:sys_enter"
+
+// perOpEvents are the events compared per operation.
+var perOpEvents = []string{"context-switches", "cpu-migrations", "raw_syscalls:sys_enter"}
 
 // counts runs both sides of p once under perf stat.
 func counts(kd string, p pair) (ref, kdelta map[string]float64, err error) {
@@ -171,12 +182,12 @@ func perOp(kd string, p pair) error {
 			}
 			dops = p.ops - p.short.ops
 		}
-		for _, ev := range []string{"context-switches", "raw_syscalls:sys_enter"} {
+		for _, ev := range perOpEvents {
 			rs[ev] = append(rs[ev], (rl[ev]-rsh[ev])/dops)
 			ks[ev] = append(ks[ev], (kl[ev]-ksh[ev])/dops)
 		}
 	}
-	for _, ev := range []string{"context-switches", "raw_syscalls:sys_enter"} {
+	for _, ev := range perOpEvents {
 		r, k := median(rs[ev]), median(ks[ev])
 		fmt.Printf("%-28s %-22s per op: kdelta %.4f  ref %.4f  ratio %.3f\n", p.name, ev, k, r, k/r)
 	}

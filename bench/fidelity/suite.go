@@ -1,6 +1,17 @@
 package main
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
+
+// where names a placement: one CPU, or "CPUs 0-1".
+func where(cpus string) string {
+	if strings.ContainsAny(cpus, ",-") {
+		return "CPUs " + cpus
+	}
+	return "CPU " + cpus
+}
 
 // suite lists the workload pairs, each with a short twin of a tenth of
 // the operations for per-op counts. Placement: the single-task and
@@ -17,14 +28,14 @@ func suite() []pair {
 			figs: []figure{{name: "ns/call", better: "lower", ref: scaled(usecsPerOp, 1000), kdelta: "ns/call"}},
 		}
 	}
-	pipe := func(mode string, n int) pair {
+	pipe := func(mode, cpus string, n int) pair {
 		ref := []string{"perf", "bench", "sched", "pipe", "-l", strconv.Itoa(n)}
 		if mode == "thread" {
 			ref = append(ref, "-T")
 		}
 		return pair{
 			// order=auto: the loop of the perf it runs beside.
-			name: "pipe " + mode, cpus: "1", tool: "perf", target: 0.05, ops: float64(n), ref: ref,
+			name: "pipe " + mode + " on " + where(cpus), cpus: cpus, tool: "perf", target: 0.05, ops: float64(n), ref: ref,
 			spec: "pipe:mode=" + mode + ",order=auto,loops=" + strconv.Itoa(n),
 			figs: []figure{{name: "usecs/op", better: "lower", ref: usecsPerOp, kdelta: "usecs/op"}},
 		}
@@ -57,8 +68,12 @@ func suite() []pair {
 	}
 	ps := []pair{
 		with(syscall(10000000), syscall(1000000)),
-		with(pipe("process", 200000), pipe("process", 20000)),
-		with(pipe("thread", 200000), pipe("thread", 20000)),
+		with(pipe("process", "1", 200000), pipe("process", "1", 20000)),
+		with(pipe("thread", "1", 200000), pipe("thread", "1", 20000)),
+		// Unpinned, as both tools run by default: every CPU of this
+		// two-core machine. A round trip is several times longer here.
+		with(pipe("process", "0-1", 50000), pipe("process", "0-1", 5000)),
+		with(pipe("thread", "0-1", 50000), pipe("thread", "0-1", 5000)),
 	}
 	for _, m := range []struct {
 		name  string

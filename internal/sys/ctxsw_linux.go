@@ -1,6 +1,7 @@
 package sys
 
 import (
+	"fmt"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -113,3 +114,66 @@ func RawMonotonicNs() int64 {
 
 // ETIMEDOUT is the errno of a futex wait whose time ran out.
 const ETIMEDOUT = unix.ETIMEDOUT
+
+// RawReadN reads exactly n bytes into p, looping on short reads and
+// retrying on EINTR. eof is true when the write end closed first.
+//
+//go:nosplit
+func RawReadN(fd int, p *byte, n int) (eof bool, e unix.Errno) {
+	for off := 0; off < n; {
+		r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off))
+		switch {
+		case e == unix.EINTR:
+			continue
+		case e != 0:
+			return false, e
+		case r == 0:
+			return true, 0
+		}
+		off += int(r)
+	}
+	return false, 0
+}
+
+// RawWriteN writes the n bytes at p, looping on short writes and retrying
+// on EINTR.
+//
+//go:nosplit
+func RawWriteN(fd int, p *byte, n int) unix.Errno {
+	for off := 0; off < n; {
+		r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off))
+		switch {
+		case e == unix.EINTR:
+			continue
+		case e != 0:
+			return e
+		}
+		off += int(r)
+	}
+	return 0
+}
+
+// A RawCPUMask is an affinity mask that a forked task applies to itself
+// with a raw sched_setaffinity, as perf's and the selftests' children pin
+// themselves after fork rather than being pinned by their parent.
+type RawCPUMask struct{ set unix.CPUSet }
+
+// NewRawCPUMask returns the mask of cpus.
+func NewRawCPUMask(cpus []int) (RawCPUMask, error) {
+	var m RawCPUMask
+	for _, c := range cpus {
+		if c < 0 || c >= len(m.set)*64 {
+			return m, fmt.Errorf("CPU %d out of range", c)
+		}
+		m.set.Set(c)
+	}
+	return m, nil
+}
+
+// Apply pins the calling task to the mask.
+//
+//go:nosplit
+func (m *RawCPUMask) Apply() unix.Errno {
+	_, _, e := unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(m.set), uintptr(unsafe.Pointer(&m.set)))
+	return e
+}

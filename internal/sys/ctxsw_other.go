@@ -35,3 +35,18 @@ var processStart = time.Now()
 
 // ETIMEDOUT is the errno of a wait whose time ran out.
 const ETIMEDOUT = syscall.ETIMEDOUT
+
+// RawReadN answers ENOSYS: the raw calls are Linux's.
+func RawReadN(fd int, p *byte, n int) (eof bool, e syscall.Errno) { return false, syscall.ENOSYS }
+
+// RawWriteN answers ENOSYS: the raw calls are Linux's.
+func RawWriteN(fd int, p *byte, n int) syscall.Errno { return syscall.ENOSYS }
+
+// A RawCPUMask is an affinity mask; affinity is Linux's.
+type RawCPUMask struct{}
+
+// NewRawCPUMask reports that affinity is Linux's.
+func NewRawCPUMask(cpus []int) (RawCPUMask, error) { return RawCPUMask{}, ErrNotLinux }
+
+// Apply answers ENOSYS: affinity is Linux's.
+func (m *RawCPUMask) Apply() syscall.Errno { return syscall.ENOSYS }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
@@ -43,6 +44,8 @@ func (pipePingPong) Params() []Param {
 			Doc: "legacy: perf before 6.15 (one side reads first); symmetric: perf 6.15+ (both write first); auto: the installed perf's (symmetric without perf)"},
 		{Name: "loops", Kind: Int, Default: "1000000", Min: 1, Doc: "round trips per run"},
 		{Name: "cpus", Default: "any", Doc: "placement: any (no pinning, as perf), same, split, or A,B"},
+		{Name: "spawn", Default: "fork", Choices: []string{"fork", "exec"},
+			Doc: "process mode: fork the peer without exec, as perf does, or re-execute the binary for it (a Go runtime of its own beside it)"},
 	}
 }
 
@@ -150,6 +153,12 @@ func (pipePingPong) Run(t *Task) error {
 			done <- pingPong(0, r1, w2, loops, symmetric, pl.cpu[0])
 		}()
 		wait = func() error { return <-done }
+	} else if t.Params.String("spawn") == "fork" {
+		pid, err := forkPipePeer(r1, w2, loops, symmetric, pl.cpu[0])
+		if err != nil {
+			return err
+		}
+		wait = func() error { return waitPipePeer(pid) }
 	} else {
 		fr := os.NewFile(uintptr(r1), "pipe1-r")
 		fw := os.NewFile(uintptr(w2), "pipe2-w")
@@ -186,7 +195,95 @@ func cpuName(c int) string {
 	return strconv.Itoa(c)
 }
 
-// pipePeer is worker 0 in process mode: args are loops, symmetric, cpu; the
+// pipeFork is worker 0's orders in process mode, which the forked peer
+// reads from its copy of the parent's memory.
+type pipeFork struct {
+	rfd, wfd, loops int
+	readFirst, pin  bool
+	mask            sys.RawCPUMask
+	tok             [4]byte
+}
+
+// Exit statuses of the forked peer, by what failed.
+const (
+	pipePeerPin = 1 + iota
+	pipePeerRead
+	pipePeerEOF
+	pipePeerWrite
+)
+
+// pipePeerBody is worker 0 as perf's forked child runs it: it pins itself
+// if asked, then passes the token loops times. It runs nosplit code
+// making raw calls only, so the peer is one task with no runtime around
+// it (see sys.ForkRaw).
+//
+//go:nosplit
+//go:norace
+func pipePeerBody(p unsafe.Pointer) int {
+	a := (*pipeFork)(p)
+	if a.pin && a.mask.Apply() != 0 {
+		return pipePeerPin
+	}
+	for i := 0; i < a.loops; i++ {
+		if a.readFirst {
+			if eof, e := sys.RawReadN(a.rfd, &a.tok[0], len(a.tok)); eof || e != 0 {
+				return pipeReadFailed(eof)
+			}
+		}
+		if sys.RawWriteN(a.wfd, &a.tok[0], len(a.tok)) != 0 {
+			return pipePeerWrite
+		}
+		if !a.readFirst {
+			if eof, e := sys.RawReadN(a.rfd, &a.tok[0], len(a.tok)); eof || e != 0 {
+				return pipeReadFailed(eof)
+			}
+		}
+	}
+	return 0
+}
+
+//go:nosplit
+func pipeReadFailed(eof bool) int {
+	if eof {
+		return pipePeerEOF
+	}
+	return pipePeerRead
+}
+
+// forkPipePeer forks worker 0 over the read end rfd and the write end wfd
+// (perf's fork() inside the window), pinned to cpu unless it is -1.
+func forkPipePeer(rfd, wfd, loops int, symmetric bool, cpu int) (int, error) {
+	a := &pipeFork{rfd: rfd, wfd: wfd, loops: loops, readFirst: !symmetric, pin: cpu >= 0}
+	if a.pin {
+		m, err := sys.NewRawCPUMask([]int{cpu})
+		if err != nil {
+			return 0, err
+		}
+		a.mask = m
+	}
+	pid, err := sys.ForkRaw(pipePeerBody, unsafe.Pointer(a), 0)
+	runtime.KeepAlive(a)
+	if err != nil {
+		return 0, fmt.Errorf("worker 0: %w", err)
+	}
+	return pid, nil
+}
+
+// waitPipePeer reaps the forked peer and says what failed in it.
+func waitPipePeer(pid int) error {
+	err := sys.WaitChild(pid)
+	if err == nil {
+		return nil
+	}
+	for code, what := range map[int]string{pipePeerPin: "could not pin itself", pipePeerRead: "read failed", pipePeerEOF: "read end of file: worker 1 is gone", pipePeerWrite: "write failed"} {
+		if strings.HasSuffix(err.Error(), fmt.Sprintf("exited with status %d", code)) {
+			return fmt.Errorf("%s (%w)", what, err)
+		}
+	}
+	return err
+}
+
+// pipePeer is worker 0 in process mode with spawn=exec: args are loops, symmetric, cpu; the
 // files are its read and write ends.
 func pipePeer(args []string, files []*os.File) error {
 	if len(args) != 3 || len(files) != 2 {
