@@ -131,7 +131,7 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("/%s: %w", guestJob, err)
 	}
-	workload.SetPerfVersion(j.PerfVersion)
+	workload.SetToolVersions(j.ToolVersions)
 	// Modules first: a parameter resolved from the kernel (bridge's
 	// vlan_filtering=auto probes a bridge) must see bridge.ko loaded.
 	loadErrs := loadGuestModules("/")

@@ -32,10 +32,11 @@ type Job struct {
 	Version string `json:"version"`
 	// Command is the host's command line, recorded in the result set.
 	Command []string `json:"command,omitempty"`
-	// PerfVersion is the host's perf ("" without one): the guest has no
-	// perf, and parameters that follow perf (pipe's order=auto) follow the
-	// host's, which the results will be compared with.
-	PerfVersion string `json:"perf_version,omitempty"`
+	// ToolVersions are the host's reference tools (perf, stress-ng): the
+	// guest has neither, and parameters that follow them (pipe's
+	// order=auto, kill's pidmax=auto) follow the host's, which the results
+	// will be compared with.
+	ToolVersions map[string]string `json:"tool_versions,omitempty"`
 }
 
 // ParseJob parses the command line given after `--`: "run", then the
@@ -115,9 +116,9 @@ func (j *Job) specs() ([]workload.Spec, error) {
 	return specs, nil
 }
 
-// marshal writes the job for the guest, with the host's perf version.
+// marshal writes the job for the guest, with the host's tool versions.
 func (j *Job) marshal() []byte {
-	j.PerfVersion = workload.PerfVersion()
+	j.ToolVersions = workload.ToolVersions()
 	b, _ := json.MarshalIndent(j, "", "  ")
 	return append(b, '\n')
 }

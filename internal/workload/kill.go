@@ -65,8 +65,16 @@ func (killWorkload) Params() []Param {
 		{Name: "ops", Kind: Int, Default: "20000", Min: 1, Doc: "bogo-ops per instance (stress-ng --kill-ops); kill calls in mode self"},
 		{Name: "ramp", Kind: Bool, Default: "true", Doc: "sleep 5.0, 4.5, ... 1.0 ms before the first nine bogo-ops, as stress-ng does"},
 		{Name: "mode", Kind: String, Default: "stress-ng", Choices: []string{"stress-ng", "self"}, Doc: "stress-ng's sequence, or a tight kill(getpid(), SIGUSR1) loop on one thread"},
-		{Name: "pidmax", Kind: String, Default: "once", Choices: []string{"once", "every-op"},
-			Doc: "read /proc/sys/kernel/pid_max once (current stress-ng) or on every bogo-op, 3 more syscalls (stress-ng 0.15, Debian 12)"},
+		{Name: "pidmax", Kind: String, Default: "auto", Choices: []string{"auto", "once", "every-op"},
+			Doc: "read /proc/sys/kernel/pid_max once (stress-ng 0.17.02+) or on every bogo-op, 3 more syscalls (older, e.g. 0.15 of Debian 12); auto: the installed stress-ng's (once without one)"},
+	}
+}
+
+// ResolveAuto sets pidmax=auto to what the stress-ng installed here does,
+// the one these results will be compared with.
+func (killWorkload) ResolveAuto(v Values) {
+	if v["pidmax"] == "auto" {
+		v["pidmax"] = killPidMaxFor(ToolVersion("stress-ng"))
 	}
 }
 

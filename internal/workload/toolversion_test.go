@@ -1,0 +1,88 @@
+package workload
+
+import "testing"
+
+func TestPipeOrderFor(t *testing.T) {
+	for v, want := range map[string]string{
+		"6.1.192": "legacy",    // Debian 12's perf
+		"6.14.11": "legacy",    // the last release with the old loop
+		"6.15":    "symmetric", // the loop changed in 6.15
+		"6.15.0":  "symmetric",
+		"6.19.14": "symmetric",
+		"7.1.7":   "symmetric",
+		"5.10.0":  "legacy",
+		"":        "symmetric", // no perf: today's perf
+	} {
+		if got := pipeOrderFor(v); got != want {
+			t.Errorf("pipeOrderFor(%q) = %s, want %s", v, got, want)
+		}
+	}
+}
+
+// TestPipeOrderAuto checks that order=auto, the default, is resolved when
+// the spec is parsed, from the perf version in force, and that an order
+// the user gives stays.
+func TestPipeOrderAuto(t *testing.T) {
+	defer SetToolVersions(ToolVersions())
+	for _, tc := range []struct{ perf, spec, want string }{
+		{"6.1.192", "pipe", "legacy"},
+		{"6.16.2", "pipe", "symmetric"},
+		{"6.16.2", "pipe:order=auto", "symmetric"},
+		{"6.16.2", "pipe:order=legacy", "legacy"},
+		{"6.1.192", "pipe:order=symmetric", "symmetric"},
+		{"", "pipe", "symmetric"},
+	} {
+		SetToolVersions(map[string]string{"perf": tc.perf})
+		sp, err := ParseSpec(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sp.Values["order"]; got != tc.want {
+			t.Errorf("perf %q, %s: order=%s, want %s", tc.perf, tc.spec, got, tc.want)
+		}
+	}
+}
+
+// TestKillPidMaxAuto checks that pidmax=auto, the default, follows the
+// stress-ng in force: every-op before 0.17.02, once from it and without
+// one; a pidmax the user gives stays.
+func TestKillPidMaxAuto(t *testing.T) {
+	defer SetToolVersions(ToolVersions())
+	for _, tc := range []struct{ stressNG, spec, want string }{
+		{"0.15.06", "kill", "every-op"}, // Debian 12
+		{"0.17.01", "kill", "every-op"},
+		{"0.17.02", "kill", "once"},
+		{"0.21.03", "kill:pidmax=auto", "once"}, // seed mail 000
+		{"0.19.02", "kill", "once"},
+		{"", "kill", "once"},
+		{"0.15.06", "kill:pidmax=once", "once"},
+		{"0.21.03", "kill:pidmax=every-op", "every-op"},
+	} {
+		SetToolVersions(map[string]string{"stress-ng": tc.stressNG})
+		sp, err := ParseSpec(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sp.Values["pidmax"]; got != tc.want {
+			t.Errorf("stress-ng %q, %s: pidmax=%s, want %s", tc.stressNG, tc.spec, got, tc.want)
+		}
+	}
+}
+
+// TestVersionBefore checks the version order of the reference tools'
+// numbers, leading zeros and suffixes included.
+func TestVersionBefore(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want [3]int
+		old  bool
+	}{
+		{"0.15.06", [3]int{0, 17, 2}, true}, {"0.17.02", [3]int{0, 17, 2}, false}, {"0.17.1", [3]int{0, 17, 2}, true},
+		{"6.15-rc1", [3]int{6, 15, 0}, false}, {"6.14.11", [3]int{6, 15, 0}, true}, {"", [3]int{6, 15, 0}, false},
+		{"x.y", [3]int{6, 15, 0}, false}, {"7", [3]int{6, 15, 0}, false},
+	} {
+		if got := versionBefore(tc.v, tc.want); got != tc.old {
+			t.Errorf("versionBefore(%q, %v) = %v, want %v", tc.v, tc.want, got, tc.old)
+		}
+	}
+}
