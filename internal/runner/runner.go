@@ -304,7 +304,16 @@ func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp worklo
 	if warm {
 		sp, size = workload.WarmupSpec(sp)
 	}
+	var kmsg *sys.KmsgTail
+	if opt.FIFO != 0 {
+		// Read after the run, so nothing of it wakes in the window. A
+		// kernel log we may not read leaves throttling unknown.
+		kmsg, _ = sys.OpenKmsgTail()
+	}
 	r := runOne(ctx, sp, opt, warm)
+	if kmsg != nil {
+		noteRTThrottling(set, b, r, idx, warm, kmsg)
+	}
 	if size != "" {
 		if r.Info == nil {
 			r.Info = map[string]string{}
@@ -324,6 +333,38 @@ func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp worklo
 		return finish(set, save, ErrInterrupted)
 	}
 	return nil
+}
+
+// rtThrottled is the kernel's message when it first holds SCHED_FIFO and
+// SCHED_RR tasks off a CPU for the rest of a period (kernel/sched/rt.c).
+const rtThrottled = "RT throttling activated"
+
+// noteRTThrottling records in r whether the kernel RT-throttled during the
+// run (Info rt_throttled), from the kernel log messages kmsg has read
+// since the run started, and warns in set the first time. The kernel says
+// so once a boot: later throttling goes unseen.
+func noteRTThrottling(set *result.Set, b *result.Benchmark, r *result.Run, idx int, warm bool, kmsg *sys.KmsgTail) {
+	defer kmsg.Close()
+	msgs, err := kmsg.Messages()
+	if err != nil {
+		return
+	}
+	if r.Info == nil {
+		r.Info = map[string]string{}
+	}
+	r.Info["rt_throttled"] = "no"
+	for _, m := range msgs {
+		if strings.Contains(m, rtThrottled) {
+			r.Info["rt_throttled"] = "yes"
+			what := fmt.Sprintf("run %d", idx+1)
+			if warm {
+				what = fmt.Sprintf("warm-up run %d", idx+1)
+			}
+			set.Warnings = append(set.Warnings, fmt.Sprintf("%s of %s was RT-throttled (the kernel said %q): its SCHED_FIFO tasks were held off the CPU for part of a period; --set sysctl.kernel.sched_rt_runtime_us=-1 lets them run (the kernel says this once a boot, so later runs cannot tell)",
+				what, b.Key(), m))
+			return
+		}
+	}
 }
 
 func finish(set *result.Set, save func() error, err error) error {
