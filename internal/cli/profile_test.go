@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,5 +144,41 @@ func TestProfileErrors(t *testing.T) {
 		if code != cli.ExitUsage || !strings.Contains(stderr, tc.msg) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%v: exit %d, %q; want %d and one line with %q", tc.args, code, stderr, cli.ExitUsage, tc.msg)
 		}
+	}
+}
+
+// TestProfileAfterSoak is issue 14's "a --profile of syscall:soak=250ms
+// has no soak frames": the soak spins before the go-ahead, where neither
+// the counters nor perf record look, so a quarter second of busy loop
+// beside 0.4 s of syscalls leaves no sample in it (32% of them when it
+// spun after the go-ahead).
+func TestProfileAfterSoak(t *testing.T) {
+	if err := kprofile.Check(kprofile.Options{}); err != nil {
+		testenv.Skipf(t, "perf cannot record here: %v", err)
+	}
+	// The built binary, whose symbols perf can name (a test binary's it
+	// leaves as addresses).
+	out := filepath.Join(t.TempDir(), "r.json")
+	if msg, err := exec.Command(kdeltaBinary(t), "run", "syscall:calls=2000000,soak=250ms", "--profile", "-r", "1", "--warmup", "0",
+		"-o", out, "--no-store").CombinedOutput(); err != nil {
+		t.Fatalf("kdelta run: %v: %s", err, msg)
+	}
+	set, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := set.Benchmarks[0]
+	if len(b.Profiles) != 1 || len(b.Profiles[0].Symbols) == 0 {
+		t.Fatalf("%d profiles, no symbols", len(b.Profiles))
+	}
+	loop := false
+	for _, s := range b.Profiles[0].Symbols {
+		if strings.Contains(s.Symbol, "workload.soak") {
+			t.Errorf("the profile samples the soak: %s %.1f%%", s.Symbol, s.Overhead)
+		}
+		loop = loop || strings.Contains(s.Symbol, "syscallLoop") || strings.Contains(s.Symbol, "RawSyscall")
+	}
+	if !loop {
+		t.Errorf("the profile does not sample the measured loop either: %v", b.Profiles[0].Symbols)
 	}
 }
