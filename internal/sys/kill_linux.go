@@ -24,6 +24,16 @@ import (
 // across exec by helper processes started afterwards.
 func IgnoreSignal(sig syscall.Signal) { signal.Ignore(sig) }
 
+// RestoreSignal undoes IgnoreSignal: sig goes back to the Go runtime's
+// handler, which catches it and, for a signal nobody asked to be told of,
+// does nothing. signal.Reset alone leaves an ignored signal ignored (it
+// puts back only handlers that Notify installed); a Notify puts the
+// runtime's handler back, and the Reset that follows keeps it.
+func RestoreSignal(sig syscall.Signal) {
+	signal.Notify(make(chan os.Signal, 1), sig)
+	signal.Reset(sig)
+}
+
 // SignalIgnored tells whether the kernel holds sig at SIG_IGN for the
 // calling process, from the SigIgn mask of /proc/self/status. A workload
 // checks it because a signal Go only pretends to ignore would still be

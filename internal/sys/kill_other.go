@@ -3,6 +3,7 @@
 package sys
 
 import (
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -11,6 +12,16 @@ import (
 
 // IgnoreSignal sets sig's disposition to ignored, through os/signal.
 func IgnoreSignal(sig syscall.Signal) { signal.Ignore(sig) }
+
+// RestoreSignal undoes IgnoreSignal: sig goes back to the Go runtime's
+// handler, which catches it and, for a signal nobody asked to be told of,
+// does nothing. signal.Reset alone leaves an ignored signal ignored (it
+// puts back only handlers that Notify installed); a Notify puts the
+// runtime's handler back, and the Reset that follows keeps it.
+func RestoreSignal(sig syscall.Signal) {
+	signal.Notify(make(chan os.Signal, 1), sig)
+	signal.Reset(sig)
+}
 
 // SignalIgnored reports that the kernel's signal masks are read from
 // Linux's /proc.

@@ -462,8 +462,11 @@ func killInstanceMain(args []string, files []*os.File) error {
 	// kernel drops the child's stop and continue notices as it makes
 	// them, but Go catches SIGCHLD and cannot put SIG_DFL back, so each
 	// SIGSTOP and SIGCONT would run a handler on some instance thread.
-	// With SIG_IGN the notices are not sent at all, and the child is
-	// reaped by the kernel (sys.WaitGone copes).
+	// With SIG_IGN the notices are not sent at all. The kernel would
+	// reap an exiting child itself then, and drop its resource usage with
+	// it: stop puts SIGCHLD back first, so the child waits as a zombie and
+	// its usage adds to the instance's, which the measured child reaps in
+	// turn, as stress-ng's waitpid does.
 	sys.IgnoreSignal(syscall.SIGCHLD)
 	child, err := sys.ForkPauser()
 	if err != nil {
@@ -471,6 +474,7 @@ func killInstanceMain(args []string, files []*os.File) error {
 	}
 	stop := func() error {
 		// As stress-ng: SIGKILL the child and reap it.
+		sys.RestoreSignal(syscall.SIGCHLD)
 		_ = sys.Signal(child, syscall.SIGKILL)
 		return sys.WaitGone(child)
 	}
