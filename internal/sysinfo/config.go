@@ -259,6 +259,23 @@ func gzipBytes(data []byte) []byte {
 	return b.Bytes()
 }
 
+// Option returns the value of a performance-relevant option (see
+// PerfRelevant; with or without its CONFIG_ prefix) as the fingerprint
+// recorded it: "n" for one the config does not set, which Kconfig means by
+// both "# CONFIG_X is not set" and leaving the line out. known is false
+// when the config was not read (Unknown says why) or the option is not one
+// the fingerprint keeps, so that "n" is never a guess.
+func (k KernelConfig) Option(name string) (value string, known bool) {
+	name = "CONFIG_" + strings.TrimPrefix(name, "CONFIG_")
+	if k.Source == "" || k.Perf == nil || !PerfRelevant(name) {
+		return "", false
+	}
+	if v, ok := k.Perf[name]; ok {
+		return v, true
+	}
+	return "n", true
+}
+
 // FullConfig returns the whole kernel config stored in the fingerprint,
 // or nil when none was stored.
 func (fp *Fingerprint) FullConfig() (Config, error) {

@@ -130,3 +130,35 @@ func TestConfigGzip(t *testing.T) {
 		t.Error("gunzip accepted text")
 	}
 }
+
+// TestConfigOption reads CONFIG_SCHEDSTATS from the fingerprints of two
+// captured machines, "# ... is not set" in the development VM's
+// /proc/config.gz and =y in the Fedora guest's /boot config, and refuses
+// to answer where a "n" would be a guess: no config read, or an option the
+// fingerprint does not keep.
+func TestConfigOption(t *testing.T) {
+	for _, tc := range []struct {
+		tree, option string
+		value        string
+		known        bool
+	}{
+		{"vm-6.18", "CONFIG_SCHEDSTATS", "n", true},
+		{"vm-6.18", "SCHEDSTATS", "n", true},
+		{"fedora-x86_64", "CONFIG_SCHEDSTATS", "y", true},
+		{"fedora-x86_64", "CONFIG_EXT4_FS", "", false},
+	} {
+		fp := collectTree(t, tc.tree)
+		if v, known := fp.Config.Option(tc.option); v != tc.value || known != tc.known {
+			t.Errorf("%s: Option(%s) = %q, %v; want %q, %v", tc.tree, tc.option, v, known, tc.value, tc.known)
+		}
+	}
+	// An option the perf subset keeps but this config does not mention
+	// is not set, as Kconfig means it.
+	k := KernelConfig{Source: "/proc/config.gz", Perf: map[string]string{"CONFIG_HZ": "250"}}
+	if v, known := k.Option("CONFIG_SCHEDSTATS"); v != "n" || !known {
+		t.Errorf("absent option: %q, %v; want n, known", v, known)
+	}
+	if v, known := (KernelConfig{Unknown: "no config"}).Option("CONFIG_SCHEDSTATS"); v != "" || known {
+		t.Errorf("unknown config: %q, %v; want not known", v, known)
+	}
+}
