@@ -157,7 +157,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.Schedstat {
 		restore, err := counter.EnableSchedstats("/")
 		if err != nil {
-			s.warn(fmt.Sprintf("%v: schedstat counters may stay zero", err))
+			s.warn(err.Error())
 		}
 		defer restore()
 	}

@@ -11,8 +11,10 @@
 // privilege, becomes a counter with Unsupported set and no value: it never
 // reads as 0 and never fails the run.
 //
-// Monitors are named by ParseMonitors, snapshotted by StartMonitors and
-// turned into result.Monitor deltas by (*Running).Stop. Every reader takes
-// a root path, so tests run on fixture trees. Hook wires both into the
-// runner's OnReady.
+// Monitors are named by ParseMonitors, checked against the machine by
+// CheckMonitors (a file the kernel was built without is said from the
+// fingerprint's config, once, instead of read on every run), snapshotted
+// by StartMonitors and turned into result.Monitor deltas by
+// (*Running).Stop. Every reader takes a root path, so tests run on fixture
+// trees. Hook wires both into the runner's OnReady.
 package counter

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
 // MonitorNames are the system files a run can be monitored with, by the
@@ -31,6 +32,13 @@ var monitorFiles = map[string]string{
 	"interrupts": "proc/interrupts",
 }
 
+// monitorOptions are the kernel config options without which a monitor's
+// file does not exist: kernel/sched/stats.c, which makes /proc/schedstat
+// (and the sched_schedstats sysctl), is built only with CONFIG_SCHEDSTATS.
+var monitorOptions = map[string]string{
+	"schedstat": "CONFIG_SCHEDSTATS",
+}
+
 // schedstatsSysctl is the switch of the schedstat counters.
 const schedstatsSysctl = "proc/sys/kernel/sched_schedstats"
 
@@ -40,6 +48,10 @@ type MonitorSpec struct {
 	Name     string
 	Start    time.Duration
 	Duration time.Duration // 0: the whole run
+	// Missing, when set, says why the monitor cannot be taken on this
+	// machine (see CheckMonitors): nothing is read, and every run records
+	// it as the monitor's Unavailable.
+	Missing string
 }
 
 // Window is the spec's window as a Monitor records it: "" for the whole
@@ -125,6 +137,76 @@ func ParseMonitors(list string) ([]MonitorSpec, error) {
 		}
 	}
 	return specs, nil
+}
+
+// CheckMonitors returns specs with Missing set on each monitor whose file
+// is absent under root, saying why in one line. A file that a kernel
+// config option makes (/proc/schedstat, CONFIG_SCHEDSTATS) is explained
+// from the kernel config of env, the session's fingerprint: "this kernel is
+// built without CONFIG_SCHEDSTATS (no /proc/schedstat)" rather than what
+// the absence leads to later (a window that reads nothing, a sysctl that
+// cannot be set). env may be nil, which is a config not known.
+func CheckMonitors(specs []MonitorSpec, root string, env *sysinfo.Fingerprint) []MonitorSpec {
+	out := append([]MonitorSpec(nil), specs...)
+	for i := range out {
+		out[i].Missing = missingCause(out[i].Name, root, env)
+	}
+	return out
+}
+
+// missingCause says why monitor name's file is absent under root, or ""
+// when it is there (or cannot be told absent: other errors are the
+// snapshot's to report).
+func missingCause(name, root string, env *sysinfo.Fingerprint) string {
+	rel, ok := monitorFiles[name]
+	if !ok {
+		return ""
+	}
+	if _, err := os.Stat(filepath.Join(root, rel)); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	file := "/" + rel
+	option, ok := monitorOptions[name]
+	if !ok {
+		return fmt.Sprintf("not available: %s does not exist", file)
+	}
+	var value string
+	known := false
+	if env != nil {
+		value, known = env.Config.Option(option)
+	}
+	switch {
+	case !known:
+		why := "no fingerprint"
+		if env != nil && env.Config.Unknown != "" {
+			why = env.Config.Unknown
+		}
+		return fmt.Sprintf("not available: %s does not exist (it needs %s; the kernel config is unknown: %s)", file, option, why)
+	case value == "n":
+		return fmt.Sprintf("this kernel is built without %s (no %s)", option, file)
+	}
+	return fmt.Sprintf("not available: %s does not exist, though the kernel is built with %s=%s (is /proc mounted?)", file, option, value)
+}
+
+// EnablesSchedstats tells whether a session monitored with specs, parsed
+// from the --monitor list, turns kernel.sched_schedstats on: when the list
+// names schedstat (all does not, so that the default changes no setting)
+// and the kernel has it.
+func EnablesSchedstats(list string, specs []MonitorSpec) bool {
+	named := false
+	for _, item := range strings.Split(list, ",") {
+		name, _, _ := strings.Cut(strings.TrimSpace(item), "@")
+		named = named || name == "schedstat"
+	}
+	if !named {
+		return false
+	}
+	for _, s := range specs {
+		if s.Name == "schedstat" && s.Missing == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // A Snapshot is one reading of a monitor's file.
@@ -291,6 +373,7 @@ func mergeNotes(a, b []string) []string {
 // Running monitors over one run, started by StartMonitors.
 type Running struct {
 	root    string
+	start   time.Time
 	specs   []MonitorSpec
 	mu      sync.Mutex
 	stopped bool
@@ -300,10 +383,14 @@ type Running struct {
 }
 
 // StartMonitors takes the before snapshot of every whole-run monitor now
-// and schedules the windowed ones, reading files under root.
+// and schedules the windowed ones, reading files under root. A spec with
+// Missing set reads nothing.
 func StartMonitors(specs []MonitorSpec, root string) *Running {
-	r := &Running{root: root, specs: specs, before: make([]*Snapshot, len(specs)), after: make([]*Snapshot, len(specs))}
+	r := &Running{root: root, start: time.Now(), specs: specs, before: make([]*Snapshot, len(specs)), after: make([]*Snapshot, len(specs))}
 	for i, s := range specs {
+		if s.Missing != "" {
+			continue
+		}
 		if s.Duration == 0 {
 			snap := TakeSnapshot(s.Name, root)
 			r.before[i] = &snap
@@ -328,11 +415,13 @@ func (r *Running) take(i int, name string, into []*Snapshot) {
 }
 
 // Stop takes the after snapshot of every whole-run monitor and returns one
-// Monitor per spec, in order. A window that had not ended when the run did
-// is Unavailable.
+// Monitor per spec, in order. A monitor that could not be read says why;
+// a window that had not ended when the run did says how long the run
+// lasted.
 func (r *Running) Stop() []result.Monitor {
 	r.mu.Lock()
 	r.stopped = true
+	lasted := time.Since(r.start)
 	for _, t := range r.timers {
 		t.Stop()
 	}
@@ -340,14 +429,19 @@ func (r *Running) Stop() []result.Monitor {
 	out := make([]result.Monitor, len(r.specs))
 	for i, s := range r.specs {
 		var m result.Monitor
+		before, after := r.before[i], r.after[i]
 		switch {
+		case s.Missing != "":
+			m = result.Monitor{Name: s.Name, Unavailable: s.Missing}
 		case s.Duration == 0:
-			after := TakeSnapshot(s.Name, r.root)
-			m = Delta(*r.before[i], after)
-		case r.before[i] == nil || r.after[i] == nil:
-			m = result.Monitor{Name: s.Name, Unavailable: "run ended before the window"}
+			a := TakeSnapshot(s.Name, r.root)
+			m = Delta(*before, a)
+		case before != nil && before.Unavailable != "":
+			m = result.Monitor{Name: s.Name, Unavailable: before.Unavailable}
+		case before == nil || after == nil:
+			m = result.Monitor{Name: s.Name, Unavailable: fmt.Sprintf("the run ended before the window did (it lasted %s)", lasted.Round(time.Millisecond))}
 		default:
-			m = Delta(*r.before[i], *r.after[i])
+			m = Delta(*before, *after)
 		}
 		m.Window = s.Window()
 		out[i] = m
@@ -358,20 +452,21 @@ func (r *Running) Stop() []result.Monitor {
 // EnableSchedstats turns kernel.sched_schedstats on under root if it is
 // off, and returns the function that puts it back as it was. Call restore
 // whatever happens to the run; it is a no-op when nothing was changed, and
-// restore is never nil.
+// restore is never nil. The error says what the failure means for the
+// counters.
 func EnableSchedstats(root string) (restore func() error, err error) {
 	noop := func() error { return nil }
 	path := filepath.Join(root, schedstatsSysctl)
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return noop, fmt.Errorf("enable schedstats: %w", err)
+		return noop, fmt.Errorf("enable schedstats: %w: schedstat counters may stay zero", err)
 	}
 	old := strings.TrimSpace(string(b))
 	if old == "1" {
 		return noop, nil
 	}
 	if err := os.WriteFile(path, []byte("1\n"), 0o644); err != nil {
-		return noop, fmt.Errorf("enable schedstats: %w", err)
+		return noop, fmt.Errorf("enable schedstats: %w: schedstat counters may stay zero", err)
 	}
 	var once sync.Once
 	var rerr error

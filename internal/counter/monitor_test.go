@@ -340,7 +340,7 @@ func TestParseMonitors(t *testing.T) {
 	all := func(start, dur time.Duration) []MonitorSpec {
 		var s []MonitorSpec
 		for _, n := range MonitorNames {
-			s = append(s, MonitorSpec{n, start, dur})
+			s = append(s, MonitorSpec{Name: n, Start: start, Duration: dur})
 		}
 		return s
 	}
@@ -352,9 +352,9 @@ func TestParseMonitors(t *testing.T) {
 		{in: "none", want: []MonitorSpec{}},
 		{in: "all", want: all(0, 0)},
 		{in: DefaultMonitorList, want: all(0, 0)},
-		{in: "stat", want: []MonitorSpec{{"stat", 0, 0}}},
-		{in: "stat, schedstat@20s+5s", want: []MonitorSpec{{"stat", 0, 0}, {"schedstat", 20 * time.Second, 5 * time.Second}}},
-		{in: "schedstat,schedstat@1m+500ms,schedstat", want: []MonitorSpec{{"schedstat", 0, 0}, {"schedstat", time.Minute, 500 * time.Millisecond}}},
+		{in: "stat", want: []MonitorSpec{{Name: "stat", Start: 0, Duration: 0}}},
+		{in: "stat, schedstat@20s+5s", want: []MonitorSpec{{Name: "stat", Start: 0, Duration: 0}, {Name: "schedstat", Start: 20 * time.Second, Duration: 5 * time.Second}}},
+		{in: "schedstat,schedstat@1m+500ms,schedstat", want: []MonitorSpec{{Name: "schedstat", Start: 0, Duration: 0}, {Name: "schedstat", Start: time.Minute, Duration: 500 * time.Millisecond}}},
 		{in: "all@0s+1s", want: all(0, time.Second)},
 		{in: "", err: "empty list"},
 		{in: "stat,none", err: "none cannot be combined"},
@@ -379,10 +379,10 @@ func TestParseMonitors(t *testing.T) {
 		spec MonitorSpec
 		want string
 	}{
-		{MonitorSpec{"schedstat", 20 * time.Second, 5 * time.Second}, "@20s+5s"},
-		{MonitorSpec{"schedstat", time.Hour, 90 * time.Second}, "@1h+1m30s"},
-		{MonitorSpec{"schedstat", 2 * time.Minute, 500 * time.Millisecond}, "@2m+500ms"},
-		{MonitorSpec{"schedstat", time.Hour + 5*time.Second, time.Second}, "@1h0m5s+1s"},
+		{MonitorSpec{Name: "schedstat", Start: 20 * time.Second, Duration: 5 * time.Second}, "@20s+5s"},
+		{MonitorSpec{Name: "schedstat", Start: time.Hour, Duration: 90 * time.Second}, "@1h+1m30s"},
+		{MonitorSpec{Name: "schedstat", Start: 2 * time.Minute, Duration: 500 * time.Millisecond}, "@2m+500ms"},
+		{MonitorSpec{Name: "schedstat", Start: time.Hour + 5*time.Second, Duration: time.Second}, "@1h0m5s+1s"},
 		{MonitorSpec{Name: "stat"}, ""},
 	} {
 		if w := tc.spec.Window(); w != tc.want {
@@ -526,7 +526,7 @@ func TestWindows(t *testing.T) {
 	stat(150)
 	waitFor(t, func() bool { return r.has(1, false) })
 	ms := r.Stop()
-	if ms[0].Unavailable != "run ended before the window" || ms[0].Window != "@0s+1h" {
+	if !strings.HasPrefix(ms[0].Unavailable, "the run ended before the window did (it lasted ") || ms[0].Window != "@0s+1h" {
 		t.Errorf("unfinished window: %+v", ms[0])
 	}
 	// The second snapshot may have been taken before or after the
