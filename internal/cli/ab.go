@@ -174,7 +174,7 @@ func (s *sessionFlags) abOptions(ctx context.Context, args []string) (abtest.Opt
 	if o.Runner, err = sessionOptions(ctx, j.CPUs, j.FIFO, j.Warmup, j.Repeat, j.Timeout, "", nil); err != nil {
 		return o, err
 	}
-	if o.Runner.OnReady, o.Runner.OnReadyWarmup, o.Schedstat, err = cf.hooks(o.Runner.CPUs, false); err != nil {
+	if o.Runner.OnReady, o.Runner.OnReadyWarmup, o.Schedstat, err = cf.hooks(o.Runner.CPUs, false, o.Runner.Env); err != nil {
 		return o, err
 	}
 	o.Fingerprint = func() *sysinfo.Fingerprint { return runner.Fingerprint(Version) }

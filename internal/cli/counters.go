@@ -2,12 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
 // counterFlags are the counter and monitor options run and stat share.
@@ -29,8 +29,9 @@ func (f *counterFlags) register(fs *pflag.FlagSet, monitorDefault string) {
 
 // hooks builds the runner's OnReady hooks for measured and warm-up runs,
 // and says whether schedstat was asked for by name (then kdelta turns
-// schedstats on for the session).
-func (f *counterFlags) hooks(cpus []int, enableOnExec bool) (measured, warmup func(int) (func(*result.Run), error), schedstat bool, err error) {
+// schedstats on for the session). env, the session's fingerprint, says
+// why a monitor's file is missing.
+func (f *counterFlags) hooks(cpus []int, enableOnExec bool, env *sysinfo.Fingerprint) (measured, warmup func(int) (func(*result.Run), error), schedstat bool, err error) {
 	var events, probes []counter.Event
 	switch f.counters {
 	case "on":
@@ -52,9 +53,8 @@ func (f *counterFlags) hooks(cpus []int, enableOnExec bool) (measured, warmup fu
 	if err != nil {
 		return nil, nil, false, err
 	}
-	for _, part := range strings.Split(f.monitor, ",") {
-		schedstat = schedstat || strings.HasPrefix(strings.TrimSpace(part), "schedstat")
-	}
+	mons = counter.CheckMonitors(mons, "/", env)
+	schedstat = counter.EnablesSchedstats(f.monitor, mons)
 	opt := counter.Options{SystemWide: f.systemWide, CPUs: cpus, EnableOnExec: enableOnExec}
 	if len(events) > 0 || len(mons) > 0 {
 		measured = counter.Hook(events, opt, mons, "/")

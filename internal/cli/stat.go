@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
@@ -38,11 +39,18 @@ func newStatCmd() *cobra.Command {
 			}
 			opt.CommandOutput = os.Stderr
 			// stat has no warm-up runs: every run counts -e, as perf stat.
-			hook, _, _, err := cf.hooks(opt.CPUs, true)
+			hook, _, schedstat, err := cf.hooks(opt.CPUs, true, opt.Env)
 			if err != nil {
 				return err
 			}
 			opt.OnReady = hook
+			if schedstat {
+				restore, err := counter.EnableSchedstats("/")
+				if err != nil {
+					fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", err)
+				}
+				defer restore()
+			}
 			rec, err := rf.open(c.Context())
 			if err != nil {
 				return err
