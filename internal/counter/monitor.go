@@ -217,6 +217,8 @@ type Snapshot struct {
 	// instantaneous (procs_running) and reported as the later value.
 	Counters map[string]float64
 	Gauges   map[string]float64
+	// Text holds what is not a number (see result.Monitor.Text).
+	Text map[string]string
 	// Notes explain the values (schedstat version, domain names,
 	// schedstats disabled).
 	Notes []string
@@ -269,7 +271,7 @@ func TakeSnapshot(name, root string) Snapshot {
 		if err != nil {
 			return bad(err)
 		}
-		s.Counters = ss.sample()
+		s.Counters, s.Text = ss.sample(), ss.text()
 		s.Notes = append(s.Notes, fmt.Sprintf("schedstat version %d", ss.Version))
 		if names := ss.domainNames(); names != "" {
 			s.Notes = append(s.Notes, "domain names: "+names)
@@ -341,6 +343,7 @@ func Delta(a, b Snapshot) result.Monitor {
 	for k, v := range b.Gauges {
 		m.Values[k] = v
 	}
+	m.Text = b.Text
 	m.Notes = mergeNotes(a.Notes, b.Notes)
 	if missing > 0 {
 		m.Notes = append(m.Notes, fmt.Sprintf("%d keys present in only one snapshot left out (CPUs or lines appeared or went)", missing))

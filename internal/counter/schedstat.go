@@ -261,6 +261,51 @@ func (ss *Schedstat) sample() map[string]float64 {
 	return m
 }
 
+// text returns what a Monitor keeps of the file beside the numbers: the
+// version ("version": "17") and each CPU's domains, with their span and,
+// from version 17, their name ("cpu0.domain0.span": "00000003",
+// "cpu0.domain0.name": "SMT"), so that a delta can be laid out as the
+// file itself (see SchedstatLayout).
+func (ss *Schedstat) text() map[string]string {
+	m := map[string]string{"version": strconv.Itoa(ss.Version)}
+	for _, c := range ss.CPUs {
+		for _, d := range c.Domains {
+			p := "cpu" + strconv.Itoa(c.ID) + ".domain" + strconv.Itoa(d.Index) + "."
+			m[p+"span"] = d.Mask
+			if d.Name != "" {
+				m[p+"name"] = d.Name
+			}
+		}
+	}
+	return m
+}
+
+// SchedstatLayout returns, for a version of /proc/schedstat, the Monitor
+// key of every number of a cpuN line and of a domainN line, in the order
+// the kernel prints them: "sched_count" (under "cpuN.") and
+// "lb_count.idle" or "alb_count" (under "cpuN.domainM."). The cpu line's
+// second number, a historic field that is always 0, has the key "". ok is
+// false for a version ParseSchedstat does not read.
+func SchedstatLayout(version int) (cpu, domain []string, ok bool) {
+	lb, order := lbFields17, idleOrder16
+	switch version {
+	case 15:
+		lb, order = lbFields15, idleOrder15
+	case 16:
+		lb = lbFields15
+	case 17:
+	default:
+		return nil, nil, false
+	}
+	for _, it := range order {
+		for _, f := range lb {
+			domain = append(domain, f+"."+it)
+		}
+	}
+	domain = append(domain, domainTail...)
+	return append([]string(nil), schedCPUFields...), domain, true
+}
+
 // domainNames says which name each domain level has ("domain0=SMT
 // domain1=MC"), from the first CPU that has names; "" before version 17.
 func (ss *Schedstat) domainNames() string {

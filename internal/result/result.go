@@ -353,6 +353,11 @@ type Monitor struct {
 	// Values are deltas keyed by a flat name: "ctxt", "cpu1.sys",
 	// "softirq.RCU", "cpu0.domain0.lb_count.idle".
 	Values map[string]float64 `json:"values,omitempty"`
+	// Text holds what the file says that is not a number, as the later
+	// snapshot read it: schedstat's version ("version": "17") and each
+	// CPU's scheduling domains, their span and name
+	// ("cpu0.domain0.span": "00000003", "cpu0.domain0.name": "SMT").
+	Text map[string]string `json:"text,omitempty"`
 	// Notes explain the values ("schedstats disabled: counters stay zero").
 	Notes []string `json:"notes,omitempty"`
 }
