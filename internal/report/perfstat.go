@@ -13,7 +13,8 @@ import (
 // does: per event the mean value, its unit and name, and "( +- x% )", the
 // standard error of the mean relative to the mean; then the elapsed line.
 // Beside perf's spread it prints the standard deviation ("sd x%"), which
-// is the spread of one run.
+// is the spread of one run. The monitors follow, schedstat's as
+// WriteSchedstat lays it out.
 func PerfStat(w io.Writer, s *result.Set) {
 	if len(s.Benchmarks) == 0 {
 		return
@@ -78,6 +79,10 @@ func PerfStat(w io.Writer, s *result.Set) {
 		}
 	}
 	fmt.Fprintln(w)
+	// The monitors of --monitor (none by default): each one asked for
+	// schedstat, window or not, is laid out in full.
+	showMonitors(w, rs)
+	showSchedstat(w, rs, false)
 	for _, r := range b.Runs {
 		if r.Status != result.StatusOK {
 			fmt.Fprintf(w, "   run %d %s: %s\n", r.Index+1, r.Status, r.Reason)

@@ -85,6 +85,7 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 	}
 	showCounters(w, measured, warm, scope)
 	showMonitors(w, measured)
+	showSchedstat(w, measured, true)
 	if hasLatency(measured) {
 		showLatencyRuns(w, measured)
 	}
