@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sys"
@@ -180,6 +181,13 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 	if err := runner.Check(opt); err != nil {
 		return nil, err
 	}
+	if j.Monitors != "" {
+		restore, err := guestMonitors(con, opt, j.Monitors)
+		if err != nil {
+			return nil, err
+		}
+		defer restore()
+	}
 	fmt.Fprintf(con, "kdelta guest: kernel %s, preemption %s; running %d workloads, %d runs each\n",
 		env.Kernel.Release, env.Preempt.Mode, len(specs), j.Repeat)
 	t0 = time.Now()
@@ -189,6 +197,27 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 	}
 	fmt.Fprintf(con, "kdelta guest: runs done in %.2f s\n", time.Since(t0).Seconds())
 	return set, nil
+}
+
+// guestMonitors takes the job's monitors around every run, as kdelta run
+// does on a host, explained by the guest's own fingerprint, and turns
+// schedstats on when they name schedstat; the function returned puts it
+// back.
+func guestMonitors(con *os.File, opt *runner.Options, list string) (restore func() error, err error) {
+	mons, err := counter.ParseMonitors(list)
+	if err != nil {
+		return nil, fmt.Errorf("--monitor: %w", err)
+	}
+	mons = counter.CheckMonitors(mons, "/", opt.Env)
+	hook := counter.Hook(nil, counter.Options{}, mons, "/")
+	opt.OnReady, opt.OnReadyWarmup = hook, hook
+	restore = func() error { return nil }
+	if counter.EnablesSchedstats(list, mons) {
+		if restore, err = counter.EnableSchedstats("/"); err != nil {
+			fmt.Fprintf(con, "kdelta guest: %v\n", err)
+		}
+	}
+	return restore, nil
 }
 
 // powerOff ends the guest; qemu exits when it does.

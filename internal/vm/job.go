@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/workload"
 )
@@ -28,6 +29,9 @@ type Job struct {
 	FIFO    int           `json:"fifo,omitempty"`
 	// Labels are the run's --label pairs.
 	Labels map[string]string `json:"labels,omitempty"`
+	// Monitors is the run's --monitor list, taken in the guest around
+	// each run ("" for none, the guest's default).
+	Monitors string `json:"monitors,omitempty"`
 	// Version is the host kdelta's version, recorded in the result set.
 	Version string `json:"version"`
 	// Command is the host's command line, recorded in the result set.
@@ -41,7 +45,8 @@ type Job struct {
 
 // ParseJob parses the command line given after `--`: "run", then the
 // workloads and the flags of kdelta run that mean something in a guest
-// (-r, --warmup, --timeout, --cpus, --fifo, --label, --quick). The
+// (-r, --warmup, --timeout, --cpus, --fifo, --label, --quick, --monitor,
+// which takes no monitor unless given). The
 // workloads are checked against this binary's registry, which is the
 // guest's too.
 func ParseJob(args []string) (*Job, error) {
@@ -62,6 +67,7 @@ func ParseJob(args []string) (*Job, error) {
 	fs.IntVar(&j.FIFO, "fifo", 0, "")
 	fs.StringArrayVar(&labels, "label", nil, "")
 	fs.BoolVar(&j.Quick, "quick", false, "")
+	fs.StringVar(&j.Monitors, "monitor", "", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return nil, fmt.Errorf("vm: guest run: %w", err)
 	}
@@ -88,6 +94,11 @@ func ParseJob(args []string) (*Job, error) {
 	if j.CPUs != "" {
 		if _, err := sys.ParseCPUList(j.CPUs); err != nil {
 			return nil, fmt.Errorf("vm: guest run: --cpus: %w", err)
+		}
+	}
+	if j.Monitors != "" {
+		if _, err := counter.ParseMonitors(j.Monitors); err != nil {
+			return nil, fmt.Errorf("vm: guest run: %w", err)
 		}
 	}
 	return j, nil

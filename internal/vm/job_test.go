@@ -25,6 +25,9 @@ func TestParseJob(t *testing.T) {
 		{args: []string{"run", "syscall", "--bogus"}, wantErr: "bogus"},
 		{args: []string{"run", "syscall", "--label", "novalue"}, wantErr: "--label"},
 		{args: []string{"run", "syscall", "--cpus", "x"}, wantErr: "--cpus"},
+		{args: []string{"run", "messaging", "--monitor", "schedstat@20s+5s,stat"},
+			want: Job{Specs: []string{"messaging"}, Repeat: 5, Warmup: 1, Timeout: 10 * time.Minute, Monitors: "schedstat@20s+5s,stat"}},
+		{args: []string{"run", "syscall", "--monitor", "schedstat@5s"}, wantErr: "not START+DURATION"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -40,12 +43,12 @@ func TestParseJob(t *testing.T) {
 			}
 			if strings.Join(j.Specs, " ") != strings.Join(tt.want.Specs, " ") || j.Quick != tt.want.Quick ||
 				j.Repeat != tt.want.Repeat || j.Warmup != tt.want.Warmup || j.Timeout != tt.want.Timeout ||
-				j.CPUs != tt.want.CPUs || len(j.Labels) != len(tt.want.Labels) {
+				j.CPUs != tt.want.CPUs || len(j.Labels) != len(tt.want.Labels) || j.Monitors != tt.want.Monitors {
 				t.Errorf("got %+v, want %+v", j, tt.want)
 			}
 			// What the guest reads is what the host wrote.
 			back, err := unmarshalJob(j.marshal())
-			if err != nil || back.Repeat != j.Repeat || back.Timeout != j.Timeout {
+			if err != nil || back.Repeat != j.Repeat || back.Timeout != j.Timeout || back.Monitors != j.Monitors {
 				t.Errorf("job does not survive the initramfs: %+v, %v", back, err)
 			}
 		})

@@ -79,6 +79,7 @@ func jobFile(t *testing.T, text string) string {
 const twoVariants = `repeat = 2
 warmup = 0
 labels = { suite = "preempt" }
+monitors = "schedstat@1s+1s"
 
 [[workload]]
 name = "syscall"
@@ -115,7 +116,7 @@ func TestApplyJobFile(t *testing.T) {
 		t.Errorf("variants %v, want %v", o.Variants, want)
 	}
 	j := o.Job
-	if !reflect.DeepEqual(j.Specs, []string{"syscall:calls=20000"}) || j.Repeat != 2 || j.Warmup != 0 || j.Labels["suite"] != "preempt" {
+	if !reflect.DeepEqual(j.Specs, []string{"syscall:calls=20000"}) || j.Repeat != 2 || j.Warmup != 0 || j.Labels["suite"] != "preempt" || j.Monitors != "schedstat@1s+1s" {
 		t.Errorf("job %+v", j)
 	}
 	// boots and timeout come from [vm]; mem was given as a flag; cpus is
