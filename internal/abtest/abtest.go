@@ -154,13 +154,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			}
 		}()
 	}
-	if o.Schedstat {
-		restore, err := counter.EnableSchedstats("/")
-		if err != nil {
-			s.warn(err.Error())
-		}
-		defer restore()
-	}
+	defer counter.SessionSchedstats(o.Schedstat, "/", func(err error) { s.warn(err.Error()) })()
 	if len(s.res.Cells) == 1 {
 		err = s.runOne(ctx)
 	} else {

@@ -27,10 +27,9 @@ func (f *counterFlags) register(fs *pflag.FlagSet, monitorDefault string) {
 	fs.StringVar(&f.monitor, "monitor", monitorDefault, "system files read around each run: stat,softirqs,schedstat,interrupts, all or none; NAME@20s+5s takes a window")
 }
 
-// hooks builds the runner's OnReady hooks for measured and warm-up runs,
-// and says whether schedstat was asked for by name (then kdelta turns
-// schedstats on for the session). env, the session's fingerprint, says
-// why a monitor's file is missing.
+// hooks builds the runner's OnReady hooks for measured and warm-up runs
+// (monitors explained by env, the fingerprint), and says whether schedstat
+// was named and can be had (then kdelta turns it on for the session).
 func (f *counterFlags) hooks(cpus []int, enableOnExec bool, env *sysinfo.Fingerprint) (measured, warmup func(int) (func(*result.Run), error), schedstat bool, err error) {
 	var events, probes []counter.Event
 	switch f.counters {

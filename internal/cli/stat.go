@@ -44,13 +44,7 @@ func newStatCmd() *cobra.Command {
 				return err
 			}
 			opt.OnReady = hook
-			if schedstat {
-				restore, err := counter.EnableSchedstats("/")
-				if err != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", err)
-				}
-				defer restore()
-			}
+			defer counter.SessionSchedstats(schedstat, "/", func(err error) { fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", err) })()
 			rec, err := rf.open(c.Context())
 			if err != nil {
 				return err

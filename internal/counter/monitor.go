@@ -452,6 +452,21 @@ func (r *Running) Stop() []result.Monitor {
 	return out
 }
 
+// SessionSchedstats is EnableSchedstats for a session that on says needs
+// it (EnablesSchedstats), with a failure passed to warn: the session runs
+// anyway, its counters then said to stay zero. The function returned puts
+// the setting back, and is never nil.
+func SessionSchedstats(on bool, root string, warn func(error)) (restore func() error) {
+	if !on {
+		return func() error { return nil }
+	}
+	restore, err := EnableSchedstats(root)
+	if err != nil {
+		warn(err)
+	}
+	return restore
+}
+
 // EnableSchedstats turns kernel.sched_schedstats on under root if it is
 // off, and returns the function that puts it back as it was. Call restore
 // whatever happens to the run; it is a no-op when nothing was changed, and

@@ -211,12 +211,7 @@ func guestMonitors(con *os.File, opt *runner.Options, list string) (restore func
 	mons = counter.CheckMonitors(mons, "/", opt.Env)
 	hook := counter.Hook(nil, counter.Options{}, mons, "/")
 	opt.OnReady, opt.OnReadyWarmup = hook, hook
-	restore = func() error { return nil }
-	if counter.EnablesSchedstats(list, mons) {
-		if restore, err = counter.EnableSchedstats("/"); err != nil {
-			fmt.Fprintf(con, "kdelta guest: %v\n", err)
-		}
-	}
+	restore = counter.SessionSchedstats(counter.EnablesSchedstats(list, mons), "/", func(err error) { fmt.Fprintf(con, "kdelta guest: %v\n", err) })
 	return restore, nil
 }
 
