@@ -174,7 +174,7 @@ func (s *sessionFlags) abOptions(ctx context.Context, args []string) (abtest.Opt
 	if o.Runner, err = sessionOptions(ctx, j.CPUs, j.FIFO, j.Warmup, j.Repeat, j.Timeout, "", nil); err != nil {
 		return o, err
 	}
-	if o.Runner.OnReady, o.Runner.OnReadyWarmup, o.Schedstat, err = cf.hooks(o.Runner.CPUs, false, o.Runner.Env); err != nil {
+	if o.Runner.OnReady, o.Runner.OnReadyWarmup, o.Schedstat, err = cf.Hooks(o.Runner.CPUs, false, o.Runner.Env); err != nil {
 		return o, err
 	}
 	o.Fingerprint = func() *sysinfo.Fingerprint { return runner.Fingerprint(Version) }
@@ -213,13 +213,13 @@ func (s *sessionFlags) plan(j *job.Job) (abtest.Plan, error) {
 func (s *sessionFlags) jobCounters(j *job.Job) (counterFlags, profileFlags) {
 	cf, pf := s.cf, s.pf
 	if j.Monitors != "" && !s.given("monitor") {
-		cf.monitor = j.Monitors
+		cf.Monitor = j.Monitors
 	}
 	if j.Events != "" && !s.given("events") {
-		cf.events = j.Events
+		cf.Events = j.Events
 	}
 	if j.Counters != "" && !s.given("counters") {
-		cf.counters = j.Counters
+		cf.Counters = j.Counters
 	}
 	if p := j.Profile; p != nil && !s.given("profile") {
 		pf = profileFlags{on: true, runs: p.Runs, callGraph: p.CallGraph, event: p.Event, systemWide: p.SystemWide, freq: p.Freq}

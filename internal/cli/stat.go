@@ -39,7 +39,7 @@ func newStatCmd() *cobra.Command {
 			}
 			opt.CommandOutput = os.Stderr
 			// stat has no warm-up runs: every run counts -e, as perf stat.
-			hook, _, schedstat, err := cf.hooks(opt.CPUs, true, opt.Env)
+			hook, _, schedstat, err := cf.Hooks(opt.CPUs, true, opt.Env)
 			if err != nil {
 				return err
 			}
