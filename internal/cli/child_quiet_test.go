@@ -1,0 +1,104 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/runner"
+)
+
+// TestMeasuredChildQuiet is issue 14's guard on the measured child: while
+// its main thread runs the timed loop, the Go runtime's other threads in
+// it switch at most once per 10 ms of the window (sysmon's floor), counted
+// from /proc/PID/task/TID/status at two instants inside the window.
+func TestMeasuredChildQuiet(t *testing.T) {
+	cmd, mark := startMarked(t, "run", "syscall:calls=20000000", "-r", "1", "--warmup", "0",
+		"--no-store", "--counters", "none", "--monitor", "none")
+	child := ""
+	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		child = measuredChildOf(mark, cmd.Process.Pid)
+	}
+	if child == "" {
+		t.Fatalf("no measured child seen: %s", cmd.Stderr)
+	}
+	// Past the child's start-up, inside the loop (about 2 s here).
+	time.Sleep(300 * time.Millisecond)
+	before, t0 := threadSwitches(child), time.Now()
+	time.Sleep(700 * time.Millisecond)
+	after, el := threadSwitches(child), time.Since(t0)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
+	}
+	main := child // the main thread's tid is the pid
+	others, n := 0, 0
+	for tid, a := range after {
+		b, ok := before[tid]
+		if !ok || tid == main {
+			continue
+		}
+		others += a - b
+		n++
+	}
+	if _, ok := before[main]; !ok || len(after) == 0 {
+		t.Fatalf("the child's threads were not read inside the window (%d then %d threads)", len(before), len(after))
+	}
+	// sysmon sleeps 10 ms between looks at a running thread, so a window
+	// holds at most one wake-up per 10 ms, plus one that straddles its
+	// start.
+	per10ms := float64(others-1) / (float64(el) / float64(10*time.Millisecond))
+	t.Logf("measured child: %d other threads switched %d times in %v of window: %.2f per 10 ms; main thread %d",
+		n, others, el.Round(time.Millisecond), per10ms, after[main]-before[main])
+	if per10ms > 1 {
+		t.Errorf("the child's runtime threads switched %.2f times per 10 ms of window, more than sysmon's once", per10ms)
+	}
+}
+
+// measuredChildOf returns the pid of the live measured child (started as
+// runner.ChildArg) carrying mark whose parent is pid; not a tool the
+// parent ran to take its fingerprint.
+func measuredChildOf(mark string, pid int) string {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !strings.Contains(string(env), mark) {
+			continue
+		}
+		if cl, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline")); !strings.Contains(string(cl), runner.ChildArg) {
+			continue
+		}
+		stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		s := string(stat)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 {
+			if f := strings.Fields(s[i+1:]); len(f) > 1 && f[0] != "Z" && f[1] == strconv.Itoa(pid) {
+				return e.Name()
+			}
+		}
+	}
+	return ""
+}
+
+// threadSwitches reads each thread's voluntary plus involuntary context
+// switches.
+func threadSwitches(pid string) map[string]int {
+	m := map[string]int{}
+	tasks, _ := os.ReadDir(filepath.Join("/proc", pid, "task"))
+	for _, tk := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc", pid, "task", tk.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
+				x, _ := strconv.Atoi(strings.TrimSpace(v))
+				n += x
+			}
+		}
+		m[tk.Name()] = n
+	}
+	return m
+}
