@@ -179,6 +179,10 @@ func (c *collector) cpufreq() {
 	default:
 		cpu.FreqDriver = c.distinct(dir, policies, "scaling_driver")
 		cpu.Governor = c.distinct(dir, policies, "scaling_governor")
+		cpu.FreqLimits = c.freqLimits(dir, policies)
+	}
+	if err != nil || len(policies) == 0 {
+		cpu.FreqLimits = cpu.Governor
 	}
 
 	// Boost: the global switch of acpi-cpufreq and amd-pstate, then
@@ -202,6 +206,31 @@ func (c *collector) cpufreq() {
 		}
 	}
 	cpu.Boost = Fact{Unknown: "no boost switch (/" + dir + "/boost, /" + cpuDir + "intel_pstate/no_turbo)"}
+}
+
+// freqLimits reads each policy's scaling range and hardware maximum, as
+// "800-3500 of 3500 MHz", distinct values joined with commas.
+func (c *collector) freqLimits(dir string, policies []string) Fact {
+	var vals []string
+	seen := map[string]bool{}
+	for _, p := range policies {
+		var khz [3]int
+		for i, f := range []string{"scaling_min_freq", "scaling_max_freq", "cpuinfo_max_freq"} {
+			s, err := c.fs.readString(dir + "/" + p + "/" + f)
+			if err != nil {
+				return unknown(dir+"/"+p+"/"+f, err)
+			}
+			if khz[i], err = strconv.Atoi(s); err != nil {
+				return Fact{Unknown: "/" + dir + "/" + p + "/" + f + ": not kHz: " + quote(s)}
+			}
+		}
+		v := fmt.Sprintf("%d-%d of %d MHz", khz[0]/1000, khz[1]/1000, khz[2]/1000)
+		if !seen[v] {
+			seen[v] = true
+			vals = append(vals, v)
+		}
+	}
+	return Fact{Value: strings.Join(vals, ","), Source: "/" + dir + "/policy*/{scaling_min,scaling_max,cpuinfo_max}_freq"}
 }
 
 // policyNum returns N of "policyN", for numeric order.

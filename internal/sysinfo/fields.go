@@ -36,6 +36,8 @@ const (
 	rankGovernor
 	rankCPUModel
 	rankCPUs
+	rankCgroup
+	rankClocksource
 	rankVirtualization
 	rankTools
 )
@@ -106,8 +108,21 @@ func (fp *Fingerprint) entries() []entry {
 	add(cpu, "cpufreq.driver", "cpufreq driver", c.FreqDriver, 0)
 	add(cpu, "cpufreq.governor", "governor", c.Governor, rankGovernor)
 	add(cpu, "cpufreq.boost", "boost/turbo", c.Boost, rankGovernor)
+	if c.FreqLimits != (Fact{}) {
+		// Fingerprints from before the limits have none.
+		add(cpu, "cpufreq.limits", "frequency limits", c.FreqLimits, rankGovernor)
+	}
 	add(cpu, "cpuidle.driver", "cpuidle driver", c.IdleDriver, 0)
 	add(cpu, "cpuidle.governor", "cpuidle governor", c.IdleGovernor, 0)
+
+	if cg := fp.Cgroup; cg != (Cgroup{}) {
+		const cgr = "cgroup"
+		add(cgr, "cgroup.version", "version", cg.Version, 0)
+		add(cgr, "cgroup.path", "path", cg.Path, 0)
+		add(cgr, "cgroup.cpu_quota", "CPU quota", cg.CPUQuota, rankCgroup)
+		add(cgr, "cgroup.cpuset", "cpuset", cg.Cpuset, rankCgroup)
+		add(cgr, "cgroup.memory_limit", "memory limit", cg.MemoryLimit, rankCgroup)
+	}
 
 	const sec = "security"
 	add(sec, "selinux", "SELinux", fp.SELinux, rankSELinux)
@@ -138,7 +153,7 @@ func (fp *Fingerprint) entries() []entry {
 	}
 	add(sys, "perf_event_paranoid", "perf_event_paranoid", fp.PerfEventParanoid, 0)
 	add(sys, "taint", "taint", fp.Taint, 0)
-	add(sys, "clocksource", "clocksource", fp.Clocksource, 0)
+	add(sys, "clocksource", "clocksource", fp.Clocksource, rankClocksource)
 	if len(fp.Mounts) > 0 {
 		add(sys, "mounts", "mounted by kdelta", known(strings.Join(fp.Mounts, ", ")), 0)
 	}

@@ -62,6 +62,8 @@ type Fingerprint struct {
 	RCU      RCU  `json:"rcu"`
 
 	CPU CPU `json:"cpu"`
+	// Cgroup is the measured process's control group and its limits.
+	Cgroup Cgroup `json:"cgroup"`
 
 	// Vulnerabilities maps each file of
 	// /sys/devices/system/cpu/vulnerabilities to its one line.
@@ -188,8 +190,11 @@ type CPU struct {
 	ThreadSiblingsUnknown string         `json:"thread_siblings_unknown,omitempty"`
 	NUMANodes             Fact           `json:"numa_nodes"`
 
-	FreqDriver   Fact `json:"cpufreq_driver"`
-	Governor     Fact `json:"cpufreq_governor"`
+	FreqDriver Fact `json:"cpufreq_driver"`
+	Governor   Fact `json:"cpufreq_governor"`
+	// FreqLimits is each policy's scaling_min_freq-scaling_max_freq of
+	// cpuinfo_max_freq, in MHz, distinct values joined.
+	FreqLimits   Fact `json:"cpufreq_limits"`
 	Boost        Fact `json:"boost"`
 	IdleDriver   Fact `json:"cpuidle_driver"`
 	IdleGovernor Fact `json:"cpuidle_governor"`
@@ -230,6 +235,7 @@ func Collect(fs FS, opt Options) *Fingerprint {
 	c.rcu()
 	c.cpu()
 	c.system()
+	c.cgroup()
 	c.arch()
 	c.virtualization()
 

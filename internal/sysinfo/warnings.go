@@ -51,6 +51,10 @@ func Warnings(fp *Fingerprint, pinnedCPUs []int) []string {
 	if len(pinnedCPUs) > 0 {
 		ws = append(ws, pinningWarnings(fp, pinnedCPUs, online)...)
 	}
+	if n, ok := fp.Cgroup.CPUQuotaCPUs(); ok {
+		ws = append(ws, fmt.Sprintf("kdelta runs under a CPU quota of %.2f CPU (cgroup %s: %s): runs that want more are throttled, and their times measure the quota, not the kernel",
+			n, fp.Cgroup.Path.Value, fp.Cgroup.CPUQuota.Value))
+	}
 
 	for _, m := range fp.Mounts {
 		ws = append(ws, "mounted "+m+", which was not mounted, "+mountPurpose(m)+"; it stays mounted")
