@@ -115,6 +115,11 @@ func (c *collector) readBootLog(opt Options) {
 		c.bootLogErr = reason("dev/kmsg", err)
 		return
 	}
+	if c.live() {
+		if id, err := c.fs.readString("proc/sys/kernel/random/boot_id"); err == nil && id != "" {
+			text = keepBootLines(text, bootKeepFile(id))
+		}
+	}
 	c.bootLog, c.bootLogSource = text, "/dev/kmsg"
 }
 
