@@ -28,7 +28,7 @@ func vmKernel(t *testing.T) string {
 		return k
 	}
 	home, _ := os.UserHomeDir()
-	found, _ := filepath.Glob(filepath.Join(home, ".cache", "kdelta", "kernels", "*", "boot", "vmlinuz-*"))
+	found, _ := filepath.Glob(filepath.Join(home, ".cache", "kdelta", "kernels", "*-amd64", "boot", "vmlinuz-*"))
 	if len(found) == 0 {
 		testenv.Skip(t, "no test kernel: set KDELTA_TEST_KERNEL or run scripts/vm-kernel.sh: skipped")
 	}

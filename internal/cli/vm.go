@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -33,11 +34,12 @@ func newVMCmd() *cobra.Command {
 	}
 	f, o := c.Flags(), &v.opt
 	f.StringVarP(&v.cl.File, "file", "f", "", "job file whose [[variant]] kernel/append pairs, workloads and [vm] table to run (examples/001-messaging-preempt-vm.toml); --kernel replaces every variant's kernel")
-	f.StringArrayVar(&v.cl.Kernels, "kernel", nil, "kernel image (bzImage) to boot (repeatable: one variant each)")
+	f.StringArrayVar(&v.cl.Kernels, "kernel", nil, "kernel image to boot (bzImage, arm64 Image, ppc64le vmlinux, s390x image), or deb:PACKAGE[=VERSION] fetched with apt-get (repeatable: one variant each)")
 	f.StringArrayVar(&v.cl.Appends, "append", nil, "kernel command line of the variant (repeatable, paired with --kernel in order)")
 	f.IntVar(&o.Boots, "boots", 1, "boots per variant, alternating between variants (A B A B ...)")
 	f.IntVar(&o.CPUs, "cpus", vm.DefaultCPUs, "guest CPUs")
 	f.StringVar(&o.Mem, "mem", vm.DefaultMem, "guest memory, as qemu -m (512M, 2G)")
+	f.StringVar(&o.Arch, "arch", "", "the kernels' architecture, "+strings.Join(vm.ArchNames, ", ")+" (default: each image's own, from its header); other than this machine's, emulated (TCG)")
 	f.StringVar(&o.Accel, "accel", "auto", "kvm, tcg, or auto (KVM if it starts the kernel, else TCG)")
 	f.StringVar(&o.Modules, "modules", "", "the kernel's modules (lib/modules/RELEASE, or a tree holding it) for workloads that need some")
 	f.DurationVar(&o.Timeout, "timeout", vm.DefaultTimeout, "kill a guest (qemu) that has not powered off after this long")

@@ -92,6 +92,9 @@ func Diff(a, b *Fingerprint) []Difference {
 			if name == "preempt.mode" && p.a != nil && p.b != nil && p.a.fact.Known() {
 				d.Same = true
 				d.Note = fmt.Sprintf("same run-time mode (A: %s; B: %s)", p.a.fact.Source, p.b.fact.Source)
+				if a.Preempt.Cmdline != b.Preempt.Cmdline && (len(a.Ignored) > 0 || len(b.Ignored) > 0) {
+					d.Note = fmt.Sprintf("both %s: the command lines differ but the kernels do not (%s)", va, strings.Join(append(append([]string(nil), a.Ignored...), b.Ignored...)[:1], ""))
+				}
 				rs = append(rs, ranked{d: d, rank: rank, idx: p.index})
 			}
 			continue

@@ -71,6 +71,9 @@ func (fp *Fingerprint) entries() []entry {
 	add(pre, "preempt.debugfs", "debugfs preempt", fp.Preempt.Debugfs, 0)
 	add(pre, "preempt.boot_log", "boot log", fp.Preempt.BootLog, 0)
 	add(pre, "preempt.cmdline", "preempt=", fp.Preempt.Cmdline, 0)
+	for i, ig := range fp.Ignored {
+		add(pre, fmt.Sprintf("ignored.%d", i), "ignored", known(ig), rankPreemptModel)
+	}
 	add(pre, "preempt_rcu", "PREEMPT_RCU", fp.PreemptRCU, rankPreemptRCU)
 	add(pre, "hz", "HZ", fp.HZ, rankHZ)
 	add(pre, "nohz_full", "nohz_full", fp.NoHZFull, rankNoHZ)

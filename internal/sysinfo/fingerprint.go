@@ -54,9 +54,13 @@ type Fingerprint struct {
 	Kernel Kernel       `json:"kernel"`
 	Config KernelConfig `json:"config"`
 
-	Preempt    Preemption `json:"preempt"`
-	PreemptRCU Fact       `json:"preempt_rcu"`
-	HZ         Fact       `json:"hz"`
+	Preempt Preemption `json:"preempt"`
+	// Ignored lists the boot parameters this kernel ignores for want of
+	// the config that gives them effect ("preempt=full on the command line
+	// is ignored: this kernel has no PREEMPT_DYNAMIC; ...").
+	Ignored    []string `json:"ignored_params,omitempty"`
+	PreemptRCU Fact     `json:"preempt_rcu"`
+	HZ         Fact     `json:"hz"`
 	// NoHZFull is "not built", "none" or the adaptive-tick CPU list.
 	NoHZFull Fact `json:"nohz_full"`
 	RCU      RCU  `json:"rcu"`
@@ -232,6 +236,7 @@ func Collect(fs FS, opt Options) *Fingerprint {
 	c.readBootLog(opt)
 	c.security()
 	c.preemption()
+	c.ignoredParams()
 	c.rcu()
 	c.cpu()
 	c.system()

@@ -41,6 +41,8 @@ func Warnings(fp *Fingerprint, pinnedCPUs []int) []string {
 		ws = append(ws, "turbo/boost is on ("+c.Boost.Source+"): the clock rate depends on temperature and on the load of the other cores")
 	}
 
+	ws = append(ws, fp.Ignored...)
+
 	online := onlineCPUs(fp)
 	if fp.OtherRunnable.Known() && len(online) > 0 {
 		if n, err := strconv.Atoi(fp.OtherRunnable.Value); err == nil && float64(n) > competeThreshold*float64(len(online)) {

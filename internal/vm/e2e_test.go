@@ -218,12 +218,12 @@ func TestVMFailures(t *testing.T) {
 				os.WriteFile(p, []byte(strings.Repeat("not a kernel\n", 1000)), 0o644)
 				return p
 			},
-			want: []string{"notes.txt", "not an x86 kernel image"},
+			want: []string{"notes.txt", "not a kernel image kdelta boots"},
 		},
 		{
 			name:   "an ELF file",
 			kernel: func(t *testing.T) string { return bin },
-			want:   []string{"not an x86 kernel image", "ELF"},
+			want:   []string{"not a kernel image kdelta boots", "ELF"},
 		},
 		{
 			name:    "panic",
@@ -293,15 +293,20 @@ func TestVMFailures(t *testing.T) {
 func TestVMSetupErrors(t *testing.T) {
 	job, _ := ParseJob([]string{"run", "syscall"})
 	dynamic, _ := exec.LookPath("true")
+	// A kernel image that inspects as x86, so the checks after it run.
+	k := filepath.Join(t.TempDir(), "vmlinuz-6.1.0-9-amd64")
+	if err := os.WriteFile(k, fakeBzImage("6.1.0-9-amd64 #1 SMP"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		opt  Options
 		path string // $PATH, when set
 		want string
 	}{
-		{name: "qemu missing", opt: Options{Variants: []Variant{{Kernel: "k"}}, Job: job}, path: "/nonexistent", want: "apt-get install qemu-system-x86"},
-		{name: "qemu given but absent", opt: Options{Variants: []Variant{{Kernel: "k"}}, Job: job, Qemu: "/nonexistent/qemu"}, want: "/nonexistent/qemu"},
-		{name: "dynamic guest binary", opt: Options{Variants: []Variant{{Kernel: "k"}}, Job: job, Qemu: "/bin/sh", Binary: dynamic}, want: "CGO_ENABLED=0"},
+		{name: "qemu missing", opt: Options{Variants: []Variant{{Kernel: k}}, Job: job}, path: "/nonexistent", want: "apt-get install qemu-system-x86"},
+		{name: "qemu given but absent", opt: Options{Variants: []Variant{{Kernel: k}}, Job: job, Qemu: "/nonexistent/qemu"}, want: "/nonexistent/qemu"},
+		{name: "dynamic guest binary", opt: Options{Variants: []Variant{{Kernel: k}}, Job: job, Qemu: "/bin/sh", Binary: dynamic}, want: "CGO_ENABLED=0"},
 		{name: "no kernel", opt: Options{Job: job}, want: "no --kernel"},
 		{name: "bad accel", opt: Options{Variants: []Variant{{Kernel: "k"}}, Job: job, Accel: "hvf"}, want: "--accel"},
 		{name: "bad mem", opt: Options{Variants: []Variant{{Kernel: "k"}}, Job: job, Mem: "lots"}, want: "--mem"},

@@ -19,10 +19,10 @@ import (
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
-// The serial ports of the guest: the console (kernel messages, /init's
-// output) on the first, the result channel on the second. Both are 8250
-// UARTs, which distribution kernels build in (virtio-console is a module).
-const guestChannel = "/dev/ttyS1"
+// The ports of the guest: the console (kernel messages, /init's output)
+// and the result channel, each a port its architecture's distribution
+// kernels build in (virtio-console is a module): see arches.
+var guestChannel = guestChannelDev()
 
 // IsGuest tells whether this process is kdelta running as a guest's /init:
 // the kernel started it as process 1 (or as /init) and the initramfs holds
@@ -49,6 +49,10 @@ func GuestMain() int {
 			fmt.Fprintf(con, "kdelta guest: no channel to the host; %s: %s\n", kind, truncate(string(payload), 500))
 			return
 		}
+		// The kernel may write its messages to the channel too (s390x's
+		// VT220 port is also a console): hold them off the consoles while
+		// the frame goes out.
+		_ = os.WriteFile("/proc/sys/kernel/printk", []byte("1\n"), 0)
 		if err := writeFrame(ch, kind, payload); err != nil {
 			fmt.Fprintf(con, "kdelta guest: write %s: %v\n", guestChannel, err)
 		}

@@ -107,7 +107,7 @@ func (o *Options) applyFile(path string, kernels []string, given func(string) bo
 		k := v.Kernel
 		if len(kernels) == 1 {
 			k = kernels[0]
-		} else if k != "" && !filepath.IsAbs(k) {
+		} else if k != "" && !filepath.IsAbs(k) && !strings.HasPrefix(k, debPrefix) {
 			k = filepath.Join(filepath.Dir(path), k)
 		}
 		variants = append(variants, Variant{Kernel: k, Append: v.Append})

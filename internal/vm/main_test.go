@@ -73,7 +73,7 @@ func testKernel(t *testing.T) string {
 		home, _ := os.UserHomeDir()
 		cache = filepath.Join(home, ".cache")
 	}
-	found, _ := filepath.Glob(filepath.Join(cache, "kdelta", "kernels", "*", "boot", "vmlinuz-*"))
+	found, _ := filepath.Glob(filepath.Join(cache, "kdelta", "kernels", "*-amd64", "boot", "vmlinuz-*"))
 	if len(found) == 0 {
 		testenv.Skip(t, "no test kernel: set KDELTA_TEST_KERNEL or run scripts/vm-kernel.sh")
 	}

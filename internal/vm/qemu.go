@@ -20,13 +20,14 @@ import (
 	"github.com/kdelta/kdelta/internal/sys"
 )
 
-// fixedAppend is what kdelta adds before the user's command line: the
-// console on the first serial port, whose last lines explain a failure,
-// and panic=-1, so that a guest that panics reboots at once and qemu,
-// which runs with -no-reboot, exits instead of hanging until the timeout.
-// The user's arguments come after and win where they repeat one (the
-// kernel takes the last console= as /dev/console and the last panic=).
-const fixedAppend = "console=ttyS0 panic=-1"
+// fixedAppend is what kdelta adds before the user's command line, after
+// the architecture's console (console=ttyS0 on x86), whose last lines
+// explain a failure: panic=-1, so that a guest that panics reboots at
+// once and qemu, which runs with -no-reboot, exits instead of hanging
+// until the timeout. The user's arguments come after and win where they
+// repeat one (the kernel takes the last console= as /dev/console and the
+// last panic=).
+const fixedAppend = "panic=-1"
 
 // Markers on the guest console.
 const (
@@ -41,6 +42,7 @@ const consoleLines = 200
 
 // A boot is one qemu run of a variant.
 type boot struct {
+	arch    *arch
 	qemu    string
 	kernel  string
 	initrd  string
@@ -110,29 +112,27 @@ func (e *bootError) Error() string {
 // args returns qemu's command line for b, writing the guest's channel to
 // chanPath.
 func (b *boot) args(chanPath string) []string {
-	cmdline := fixedAppend
+	cmdline := b.arch.console + " " + fixedAppend
 	if b.append != "" {
 		cmdline += " " + b.append
 	}
-	// Under KVM the guest sees the host's CPU. Under TCG the default
-	// model (qemu64) is kept, as "max" makes the emulated kernel take
-	// slower paths (a null system call costs half as much again), with
-	// RDRAND, which seeds the guest's random pool at once: without it the
-	// first getrandom (a result set's id) waits seconds for entropy.
-	cpu := "qemu64,+rdrand"
-	if b.accel == "kvm" {
-		cpu = "host"
+	a := append([]string{"-accel", b.accel}, b.arch.machine...)
+	switch {
+	case b.accel == "kvm":
+		a = append(a, "-cpu", "host")
+	case b.arch.tcgCPU != "":
+		a = append(a, "-cpu", b.arch.tcgCPU)
 	}
-	a := []string{"-accel", b.accel, "-cpu", cpu}
-	return append(a,
+	a = append(a,
 		"-smp", fmt.Sprint(b.cpus),
 		"-m", b.mem,
 		"-nodefaults", "-no-user-config",
 		"-display", "none",
 		"-monitor", "none",
 		"-no-reboot",
-		"-serial", "stdio",
-		"-serial", "file:"+chanPath,
+	)
+	a = append(a, b.arch.ports(chanPath)...)
+	return append(a,
 		"-kernel", b.kernel,
 		"-initrd", b.initrd,
 		"-append", cmdline,

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"regexp"
 	"sort"
 	"strconv"
@@ -61,7 +60,11 @@ type Options struct {
 	// Binary is the static kdelta that becomes the guest's /init; "" means
 	// this executable.
 	Binary string
-	// Qemu is the emulator; "" means qemu-system-x86_64 from $PATH.
+	// Arch is the architecture of the kernels (amd64, arm64, ppc64le,
+	// s390x); "" means each image's own, read from its header.
+	Arch string
+	// Qemu is the emulator; "" means the architecture's (qemu-system-x86_64
+	// for amd64) from $PATH.
 	Qemu string
 	// Labels are added to every result set.
 	Labels map[string]string
@@ -96,12 +99,24 @@ func variantName(i int) string {
 	return fmt.Sprintf("V%d", i+1)
 }
 
-// prepared is a variant ready to boot.
+// prepared is a variant ready to boot: its kernel inspected, the qemu of
+// its architecture found, its initramfs written.
 type prepared struct {
 	Variant
 	name   string
 	kernel *Kernel
+	arch   *arch
+	qemu   string
 	initrd string
+	deb    *debKernel // the package the kernel came from, if any
+}
+
+// logOf is opt.Log, or a discard.
+func logOf(opt *Options) io.Writer {
+	if opt.Log == nil {
+		return io.Discard
+	}
+	return opt.Log
 }
 
 // Run boots every variant opt.Boots times, alternating (A B A B ...), runs
@@ -120,40 +135,32 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	qemu := opt.Qemu
-	if qemu == "" {
-		qemu = "qemu-system-x86_64"
-	}
-	qpath, err := exec.LookPath(qemu)
-	if err != nil {
-		if opt.Qemu == "" {
-			return nil, ErrQemuMissing
-		}
-		return nil, fmt.Errorf("qemu %s: %w", opt.Qemu, err)
-	}
-	bin := opt.Binary
-	if bin == "" {
-		if bin, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("find own executable for the guest's /init: %w", err)
-		}
-	}
-	if err := checkStatic(bin); err != nil {
-		return nil, err
-	}
 	dir, err := os.MkdirTemp("", "kdelta-vm-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
 
-	vars, err := prepare(opt, bin, dir)
+	vars, err := prepare(opt, dir)
 	if err != nil {
 		return nil, err
 	}
 	probe := probeFile()
-	accel, err := initialAccel(opt.Accel, qpath, probe, log)
-	if err != nil {
-		return nil, err
+	// KVM serves the variants of this machine's architecture; the others
+	// are emulated, said once.
+	accel := "tcg"
+	foreign := ""
+	for _, v := range vars {
+		if v.arch.native() && accel != "kvm" {
+			if accel, err = initialAccel(opt.Accel, v.qemu, probe, log); err != nil {
+				return nil, err
+			}
+		} else if !v.arch.native() && foreign == "" {
+			foreign = v.arch.Name
+		}
+	}
+	if foreign != "" {
+		fmt.Fprintf(log, "kdelta: vm: %s kernels boot under TCG (emulated: timings do not measure the hardware)\n", foreign)
 	}
 	deadline := opt.BootDeadline
 	if deadline == 0 {
@@ -169,16 +176,19 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 	for bi := 0; bi < opt.Boots; bi++ {
 		for vi, v := range vars {
 			n++
-			b := &boot{qemu: qpath, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
+			b := &boot{arch: v.arch, qemu: v.qemu, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
 				accel: accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
-			if accel == "kvm" && !kvmStarted {
+			if !v.arch.native() {
+				b.accel = "tcg"
+			}
+			if b.accel == "kvm" && !kvmStarted {
 				b.deadline = deadline
 			}
 			start := time.Now()
 			set, err := b.run(ctx, dir)
 			if b.accel == "kvm" && b.started && !kvmStarted {
 				kvmStarted = true
-				rememberKVM(probe, qpath, true)
+				rememberKVM(probe, v.qemu, true)
 			}
 			// A KVM boot that failed before the kernel's first line,
 			// whether qemu aborted, exited or stayed silent until the
@@ -187,7 +197,7 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 				why := b.kvmFailure(err)
 				if opt.Accel != "auto" {
 					if !kvmStarted {
-						rememberKVM(probe, qpath, false)
+						rememberKVM(probe, v.qemu, false)
 					}
 					err = fmt.Errorf("KVM did not start the kernel%s (use --accel tcg or auto)", why)
 				} else {
@@ -199,7 +209,7 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 					if b.started && !kvmStarted {
 						// TCG started the kernel KVM did not: later
 						// sessions go to TCG at once.
-						rememberKVM(probe, qpath, false)
+						rememberKVM(probe, v.qemu, false)
 					}
 				}
 			}
@@ -275,7 +285,7 @@ func checkOptions(opt *Options) error {
 }
 
 // prepare inspects every kernel and writes one initramfs per kernel.
-func prepare(opt *Options, bin, dir string) ([]*prepared, error) {
+func prepare(opt *Options, dir string) ([]*prepared, error) {
 	var out []*prepared
 	initrds := map[string]string{}
 	needs := map[string]bool{}
@@ -286,20 +296,43 @@ func prepare(opt *Options, bin, dir string) ([]*prepared, error) {
 			}
 		}
 	}
+	fetched := map[string]*debKernel{}
 	for i, v := range opt.Variants {
+		var deb *debKernel
+		if strings.HasPrefix(v.Kernel, debPrefix) {
+			if deb = fetched[v.Kernel]; deb == nil {
+				var err error
+				if deb, err = fetchDeb(v.Kernel, func(s string) { fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", s) }); err != nil {
+					return nil, err
+				}
+				fetched[v.Kernel] = deb
+			}
+			v.Kernel = deb.Image
+		}
 		k, err := InspectKernel(v.Kernel)
 		if err != nil {
 			return nil, err
 		}
-		p := &prepared{Variant: v, name: variantName(i), kernel: k}
+		p := &prepared{Variant: v, name: variantName(i), kernel: k, deb: deb}
+		if p.arch, p.qemu, err = archOf(opt, k); err != nil {
+			return nil, err
+		}
 		if path, ok := initrds[v.Kernel]; ok {
 			p.initrd = path
 			out = append(out, p)
 			continue
 		}
+		bin, err := guestBinary(opt.Binary, p.arch)
+		if err != nil {
+			return nil, err
+		}
 		r := &initramfs{Binary: bin, Job: opt.Job, Release: k.Release, Config: k.Config}
-		if opt.Modules != "" && len(needs) > 0 {
-			modDir, err := moduleTree(opt.Modules, k.Release)
+		modules := opt.Modules
+		if modules == "" && deb != nil {
+			modules = deb.Dir // the package's own lib/modules
+		}
+		if modules != "" && len(needs) > 0 {
+			modDir, err := moduleTree(modules, k.Release)
 			if err != nil {
 				return nil, err
 			}
@@ -399,6 +432,13 @@ func label(s *result.Set, opt *Options, v *prepared, accel string) {
 		s.Labels["kernel"] = s.Env.Kernel.Release.Value
 	} else if v.kernel.Release != "" {
 		s.Labels["kernel"] = v.kernel.Release
+	}
+	if v.deb != nil {
+		pkg := v.deb.Name
+		if v.deb.Version != "" {
+			pkg += "=" + v.deb.Version
+		}
+		s.Labels["kernel_package"] = pkg
 	}
 	s.Labels["cmdline"] = v.Append
 	s.Labels["variant"] = v.name
