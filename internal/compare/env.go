@@ -2,6 +2,7 @@ package compare
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kdelta/kdelta/internal/sysinfo"
 )
@@ -18,6 +19,8 @@ func EnvDiff(a, b *sysinfo.Fingerprint) []string {
 	other := 0
 	for _, d := range sysinfo.Diff(a, b) {
 		switch {
+		case d.Same && strings.HasPrefix(d.Note, "both "):
+			out = append(out, fmt.Sprintf("= %s: %s", d.Field, d.Note))
 		case d.Same:
 			out = append(out, fmt.Sprintf("= %s: %s (same)", d.Field, d.A))
 		case d.Relevant:

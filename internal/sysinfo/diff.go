@@ -106,6 +106,10 @@ func Diff(a, b *Fingerprint) []Difference {
 	}
 	group := func(r ranked) int {
 		switch {
+		case r.d.Same && strings.HasPrefix(r.d.Note, "both "):
+			// Command lines that differ where the kernel ignores them:
+			// the first thing a reader of the comparison must know.
+			return -1
 		case r.d.Same:
 			return 1
 		case r.d.Relevant:
