@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
 // Options say where a Session's files and journal are.
@@ -22,6 +23,9 @@ type Options struct {
 	JournalDir string
 	// Command is recorded in the journal, for the human who finds it.
 	Command []string
+	// Shield, when set, are CPUs to shield for the session (see
+	// RaiseShield).
+	Shield []int
 }
 
 // A Session changes knobs and puts them back. Every file that any of its
@@ -29,6 +33,7 @@ type Options struct {
 // session opens, before anything is written.
 type Session struct {
 	files   []*file
+	shield  *shield
 	journal *journal
 	closed  bool
 }
@@ -77,7 +82,15 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 			}
 		}
 	}
-	if len(s.files) == 0 {
+	if opt.Shield != nil {
+		// Checked here, so that a machine that cannot shield refuses
+		// before anything is written; the snapshot is taken again
+		// below, after the recovery.
+		if _, err := planShield(opt.Shield, root); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.files) == 0 && opt.Shield == nil {
 		return s, nil
 	}
 	dir := opt.JournalDir
@@ -101,6 +114,9 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 					return nil, fmt.Errorf("%s: kdelta pid %d is changing it now; wait for it to finish", f.knob.Name, h.PID)
 				}
 			}
+			if h.Shield != "" && opt.Shield != nil {
+				return nil, fmt.Errorf("--shield %s: kdelta pid %d shields CPUs %s now; wait for it to finish", sys.FormatCPUList(opt.Shield), h.PID, h.Shield)
+			}
 		}
 	}
 	// Re-read: a recovery may just have written a knob back.
@@ -112,6 +128,13 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 		}
 		f.orig = v.Selected
 		rec.Knobs = append(rec.Knobs, Entry{Key: f.knob.Key, Path: f.path, Value: f.orig})
+	}
+	if opt.Shield != nil {
+		sh, err := planShield(opt.Shield, root)
+		if err != nil {
+			return nil, err
+		}
+		s.shield, rec.Shield = sh, &sh.rec
 	}
 	j, err := createJournal(dir, rec)
 	if err != nil {
@@ -315,16 +338,59 @@ func (s *Session) putBack() error {
 	return errors.Join(errs...)
 }
 
-// Restore writes every knob's old value back and removes the journal. A
-// knob that cannot be written back leaves the journal in place, unlocked,
-// for the next kdelta start or kdelta restore to try again. Restore may be
-// called more than once; later calls do nothing.
+// RaiseShield raises the session's CPU shield, if Options.Shield asked for
+// one: every task the kernel lets move goes to a cpuset of the other CPUs,
+// the shield's CPUs go to a cpuset of their own, held exclusively, and
+// every IRQ affinity the kernel lets change leaves them. It returns what
+// it did, for the fingerprint; nil without a shield. On error the shield
+// is taken down again. Measured children start in the shield through
+// ShieldCgroup.
+func (s *Session) RaiseShield() (*sysinfo.Shield, error) {
+	if s == nil || s.shield == nil {
+		return nil, nil
+	}
+	if s.closed {
+		return nil, errors.New("knob session already restored")
+	}
+	sh := s.shield
+	if err := sh.raise(); err != nil {
+		if _, uerr := undoShield(&sh.rec); uerr != nil {
+			return nil, errors.Join(err, fmt.Errorf("take the shield down: %w", uerr))
+		}
+		sh.raised = false
+		return nil, err
+	}
+	info := sh.info
+	return &info, nil
+}
+
+// ShieldCgroup is the cgroup a measured child starts in, so that it and
+// every task it makes run on the shield's CPUs; nil while no shield is
+// raised.
+func (s *Session) ShieldCgroup() *sys.SpawnCgroup {
+	if s == nil || s.shield == nil || !s.shield.raised {
+		return nil
+	}
+	return &sys.SpawnCgroup{Dir: s.shield.rec.Made[1], V1Home: s.shield.rec.Made[0]}
+}
+
+// Restore writes every knob's old value back, takes the CPU shield down,
+// and removes the journal. A knob or shield that cannot be put back
+// leaves the journal in place, unlocked, for the next kdelta start or
+// kdelta restore to try again. Restore may be called more than once;
+// later calls do nothing.
 func (s *Session) Restore() error {
 	if s == nil || s.closed {
 		return nil
 	}
 	s.closed = true
-	if err := s.putBack(); err != nil {
+	err := s.putBack()
+	if s.shield != nil && s.shield.raised {
+		if _, uerr := undoShield(&s.shield.rec); uerr != nil {
+			err = errors.Join(err, fmt.Errorf("CPU shield on %s: %w (kdelta restore tries again)", s.shield.rec.CPUs, uerr))
+		}
+	}
+	if err != nil {
 		s.journal.release()
 		return err
 	}
