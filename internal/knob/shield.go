@@ -41,6 +41,8 @@ type shieldRecord struct {
 	// goes back to; Proc is /proc.
 	Root string `json:"root"`
 	Proc string `json:"proc"`
+	// Others are the CPUs of the system set.
+	Others string `json:"others"`
 	// Made are the cpusets the shield makes, in order; they are removed
 	// in reverse.
 	Made []string `json:"made"`
@@ -113,7 +115,7 @@ func planShield(cpus []int, root string) (*shield, error) {
 		return nil, fmt.Errorf("%s: needs root (it moves every task and IRQ of the machine off the CPUs)", name)
 	}
 	sh := &shield{cpus: cpus, others: others}
-	sh.rec = shieldRecord{CPUs: sys.FormatCPUList(cpus), Mechanism: mech, Root: dir, Proc: filepath.Join(root, "proc")}
+	sh.rec = shieldRecord{CPUs: sys.FormatCPUList(cpus), Mechanism: mech, Root: dir, Proc: filepath.Join(root, "proc"), Others: sys.FormatCPUList(others)}
 	for _, n := range []string{SystemCpuset, ShieldCpuset} {
 		p := filepath.Join(dir, n)
 		if _, err := os.Stat(p); err == nil {
@@ -341,9 +343,12 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 			continue
 		}
 		// Back in the root cpuset a task has all its CPUs unless the
-		// kernel kept the mask it asked for: only then is the old mask
-		// lost, and one the task set itself meanwhile is left alone.
-		if !slices.Equal(cur, all) {
+		// kernel kept the mask it asked for: then the old mask is lost.
+		// A task left with the system set's CPUs took them as its own
+		// while shielded (a thread that saves and restores its
+		// affinity). A mask the task set itself otherwise is its own,
+		// and left alone.
+		if !slices.Equal(cur, all) && sys.FormatCPUList(cur) != rec.Others {
 			continue
 		}
 		want, err := sys.ParseCPUList(t.CPUs)
