@@ -436,3 +436,74 @@ func TestShieldRestoresMachine(t *testing.T) {
 		})
 	}
 }
+
+// TestShieldRefusals: where a shield cannot be, kdelta says why in one
+// line and exits 2 before anything runs or any cpuset is made.
+func TestShieldRefusals(t *testing.T) {
+	bin := kdeltaBinary(t)
+	// A copy that another user may run, for the refusal of non-root.
+	dir, err := os.MkdirTemp("", "kdelta-shield-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	os.Chmod(dir, 0o755)
+	exe, err := os.ReadFile(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := filepath.Join(dir, "kdelta")
+	if err := os.WriteFile(open, exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile("/sys/devices/system/cpu/online")
+	online, err := sys.ParseCPUList(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, last := sys.FormatCPUList(online), strconv.Itoa(online[len(online)-1])
+	for _, c := range []struct {
+		name   string
+		args   []string
+		nobody bool
+		want   string
+	}{
+		{"every CPU", []string{"--shield", all}, false, "kdelta: --shield " + all + ": leaves no CPU for the rest of the system (online: " + all + ")"},
+		{"offline", []string{"--shield", "4095"}, false, "kdelta: --shield 4095: CPU 4095 is not online (online: " + all + ")"},
+		{"cpus outside", []string{"--shield", last, "--cpus", "0"}, false, "kdelta: --cpus 0: CPU 0 is outside --shield " + last + ", where the runs go"},
+		{"not root", []string{"--shield", last}, true, "kdelta: --shield " + last + ": needs root (it moves every task and IRQ of the machine off the CPUs)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ownJournal(t)
+			out := filepath.Join(t.TempDir(), "s.json")
+			cmd := exec.Command(open, append([]string{"run", "--no-store", "syscall:calls=1000", "-r", "1", "-o", out}, c.args...)...)
+			if c.nobody {
+				if os.Geteuid() != 0 {
+					testenv.Skip(t, "needs root to run kdelta as another user")
+				}
+				if _, err := os.Stat(filepath.Join(cpusetRoot, "cpuset.cpus")); err != nil {
+					testenv.Skipf(t, "no cgroup v1 cpuset hierarchy: the refusal would name that first: %v", err)
+				}
+				cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+				cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir)
+			}
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Run()
+			if code := cmd.ProcessState.ExitCode(); code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if got := strings.TrimSuffix(stderr.String(), "\n"); got != c.want {
+				t.Errorf("stderr:\n%s\nwant:\n%s", got, c.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("a result set was written: something ran")
+			}
+			for _, n := range []string{knob.ShieldCpuset, knob.SystemCpuset} {
+				if _, err := os.Stat(filepath.Join(cpusetRoot, n)); err == nil {
+					t.Errorf("%s made by a refused shield", n)
+				}
+			}
+		})
+	}
+}
