@@ -23,8 +23,8 @@ type Overrides struct {
 	Repeat, Warmup, FIFO int
 	CPUs                 string
 	// Shield is --shield: CPUs to shield for the session.
-	Shield string
-	Timeout              time.Duration
+	Shield  string
+	Timeout time.Duration
 	// Labels are --label k=v, added to the file's.
 	Labels []string
 	// Order and Seed are kdelta ab's --order and --seed. kdelta run has
