@@ -354,6 +354,8 @@ func (s *Session) RaiseShield() (*sysinfo.Shield, error) {
 	}
 	sh := s.shield
 	if err := sh.raise(); err != nil {
+		// Only what this raise made comes down.
+		sh.rec.Made = sh.rec.Made[:sh.made]
 		if _, uerr := undoShield(&sh.rec); uerr != nil {
 			return nil, errors.Join(err, fmt.Errorf("take the shield down: %w", uerr))
 		}

@@ -71,6 +71,7 @@ type shield struct {
 	mems   string
 	info   sysinfo.Shield
 	raised bool
+	made   int // cpusets raise made, of rec.Made
 }
 
 // planShield checks that this machine can shield cpus and takes the
@@ -185,8 +186,14 @@ func (sh *shield) raise() error {
 		exclusive bool
 	}{{sysDir, sys.FormatCPUList(sh.others), false}, {shDir, sh.rec.CPUs, true}} {
 		if err := os.Mkdir(c.dir, 0o755); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				// Made since planShield looked: another shield's,
+				// which taking this one down must not remove.
+				return fmt.Errorf("--shield %s: %s was made meanwhile, by another kdelta's shield?", sh.rec.CPUs, c.dir)
+			}
 			return fmt.Errorf("--shield %s: %w", sh.rec.CPUs, err)
 		}
+		sh.made++
 		if err := cgWrite(c.dir, "cpuset.cpus", c.cpus); err != nil {
 			return err
 		}

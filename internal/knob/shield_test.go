@@ -188,3 +188,35 @@ func TestShieldRecover(t *testing.T) {
 		t.Errorf("hog allowed on %s after Recover, was %s", sys.FormatCPUList(got), sys.FormatCPUList(before))
 	}
 }
+
+// TestShieldRaceLeavesOthers: a shield cpuset made by someone else
+// between Open and RaiseShield stops the raise, and taking this shield
+// down leaves that cpuset alone.
+func TestShieldRaceLeavesOthers(t *testing.T) {
+	cpu := liveShield(t)
+	s, err := Open(nil, Options{JournalDir: t.TempDir(), Shield: []int{cpu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Restore() })
+	other := filepath.Join("/sys/fs/cgroup/cpuset", ShieldCpuset)
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(other) })
+	if _, err := s.RaiseShield(); err == nil || !strings.Contains(err.Error(), "made meanwhile") {
+		t.Fatalf("RaiseShield beside another's cpuset: %v", err)
+	}
+	if err := s.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the other cpuset was removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join("/sys/fs/cgroup/cpuset", SystemCpuset)); err == nil {
+		t.Errorf("%s left after the failed raise", SystemCpuset)
+	}
+	if n := len(readTasks("/sys/fs/cgroup/cpuset/tasks")); n < 10 {
+		t.Errorf("only %d tasks back in the root cpuset", n)
+	}
+}
