@@ -227,6 +227,14 @@ func newSession(o Options) (*session, error) {
 		}
 		if s.shield != nil {
 			opt.Cgroup = s.knobs.ShieldCgroup()
+			if opt.Cgroup.V1Home == "" && opt.CPUs != nil {
+				// A child cloned into a v2 partition has its CPUs,
+				// and the spawner, outside, may not ask for them.
+				if sys.FormatCPUList(opt.CPUs) != s.shield.CPUs {
+					return fail(fmt.Errorf("--cpus %s: under a cgroup v2 shield the runs have every CPU of --shield %s", sys.FormatCPUList(opt.CPUs), s.shield.CPUs))
+				}
+				opt.CPUs = nil
+			}
 			opt.RunInfo = map[string]string{"shield": s.shield.String()}
 		}
 	}
@@ -271,6 +279,9 @@ func (s *session) restore(err error) error {
 	}
 	if s.res.RestoreErr = s.knobs.Restore(); s.res.RestoreErr != nil && err == nil {
 		err = s.res.RestoreErr
+	}
+	for _, w := range s.knobs.Warnings() {
+		s.warn(w)
 	}
 	return err
 }

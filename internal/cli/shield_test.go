@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -505,5 +506,61 @@ func TestShieldRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShieldCgroupV2 shields a CPU where cpuset is on cgroup v2: in a
+// guest booted by kdelta vm (two vCPUs), a kdelta inside runs syscall
+// under --shield 1 twice. Each must make the isolated partition, move
+// tasks off the CPU (the count is read from its "CPU shield" line), run,
+// and take the partition down again, or the second would find it there
+// and refuse.
+func TestShieldCgroupV2(t *testing.T) {
+	kernel := vmKernel(t)
+	if os.Getenv("KDELTA_TEST_KERNEL") == "" {
+		// vmKernel takes the last kernel cached, of any architecture:
+		// this test needs the host's.
+		home, _ := os.UserHomeDir()
+		found, _ := filepath.Glob(filepath.Join(home, ".cache", "kdelta", "kernels", "*-"+runtime.GOARCH, "boot", "vmlinuz-*"))
+		if len(found) == 0 {
+			testenv.Skipf(t, "no %s test kernel cached (scripts/vm-kernel.sh)", runtime.GOARCH)
+		}
+		kernel = found[len(found)-1]
+	}
+	bin := kdeltaBinary(t)
+	out := t.TempDir()
+	inner := "command:cmd='/proc/self/exe run --no-store syscall:calls=100000 -r 1 --warmup 0 --shield 1 --counters none --monitor none',regex='cgroup v2 isolated partition; tasks (\\d+) moved'"
+	cmd := exec.Command(bin, "vm", "--kernel", kernel, "--cpus", "2", "--no-store", "-o", out, "--", "run", "-r", "2", "--warmup", "0", inner)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kdelta vm: %v\n%s", err, b)
+	}
+	sets, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	if len(sets) != 1 {
+		t.Fatalf("result sets %v\n%s", sets, b)
+	}
+	set, err := result.Load(sets[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "the kernel keeps") {
+			t.Logf("guest: %s", strings.TrimSpace(l))
+		}
+	}
+	runs := set.Benchmarks[0].Measured()
+	if len(runs) != 2 {
+		t.Fatalf("%d runs of the shielded kdelta in the guest, want 2\n%s", len(runs), b)
+	}
+	for i, r := range runs {
+		if r.Status != result.StatusOK {
+			t.Errorf("run %d: %s: %s", i+1, r.Status, r.Reason)
+			continue
+		}
+		moved, ok := r.Values["value"]
+		t.Logf("guest run %d: tasks moved off CPU 1 by the isolated partition: %v", i+1, moved)
+		if !ok || moved < 1 {
+			t.Errorf("run %d: no task moved (%v, %v)", i+1, moved, ok)
+		}
 	}
 }

@@ -309,6 +309,7 @@ func (r Recovery) Done() []string {
 	if u := r.Shield; u != nil {
 		out = append(out, fmt.Sprintf("took down the CPU shield on %s (%s) left by kdelta pid %d, which is gone: %d tasks moved back, %d task and %d IRQ affinities set back",
 			u.CPUs, u.Mechanism, r.PID, u.TasksBack, u.Affinities, u.IRQs))
+		out = append(out, u.Kept()...)
 	}
 	return out
 }

@@ -32,10 +32,11 @@ type Options struct {
 // settings touches is read, checked for writing and journalled when the
 // session opens, before anything is written.
 type Session struct {
-	files   []*file
-	shield  *shield
-	journal *journal
-	closed  bool
+	files    []*file
+	shield   *shield
+	warnings []string
+	journal  *journal
+	closed   bool
 }
 
 // file is one knob file of a session.
@@ -373,7 +374,11 @@ func (s *Session) ShieldCgroup() *sys.SpawnCgroup {
 	if s == nil || s.shield == nil || !s.shield.raised {
 		return nil
 	}
-	return &sys.SpawnCgroup{Dir: s.shield.rec.Made[1], V1Home: s.shield.rec.Made[0]}
+	if r := s.shield.rec; r.Mechanism == MechanismV2 {
+		return &sys.SpawnCgroup{Dir: r.Made[0]}
+	} else {
+		return &sys.SpawnCgroup{Dir: r.Made[1], V1Home: r.Made[0]}
+	}
 }
 
 // Restore writes every knob's old value back, takes the CPU shield down,
@@ -388,7 +393,9 @@ func (s *Session) Restore() error {
 	s.closed = true
 	err := s.putBack()
 	if s.shield != nil && s.shield.raised {
-		if _, uerr := undoShield(&s.shield.rec); uerr != nil {
+		u, uerr := undoShield(&s.shield.rec)
+		s.warnings = append(s.warnings, u.Kept()...)
+		if uerr != nil {
 			err = errors.Join(err, fmt.Errorf("CPU shield on %s: %w (kdelta restore tries again)", s.shield.rec.CPUs, uerr))
 		}
 	}
@@ -398,6 +405,15 @@ func (s *Session) Restore() error {
 	}
 	s.journal.remove()
 	return nil
+}
+
+// Warnings are what Restore could not put back and need not try again:
+// kernel threads whose affinity the kernel keeps.
+func (s *Session) Warnings() []string {
+	if s == nil {
+		return nil
+	}
+	return s.warnings
 }
 
 // readValue reads and parses a knob file.

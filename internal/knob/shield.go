@@ -43,6 +43,10 @@ type shieldRecord struct {
 	Proc string `json:"proc"`
 	// Others are the CPUs of the system set.
 	Others string `json:"others"`
+	// EnabledCpuset says the shield enables cgroup v2's cpuset
+	// controller for the root's children, which had it off, and
+	// disables it again.
+	EnabledCpuset bool `json:"enabled_cpuset,omitempty"`
 	// Made are the cpusets the shield makes, in order; they are removed
 	// in reverse.
 	Made []string `json:"made"`
@@ -109,22 +113,25 @@ func planShield(cpus []int, root string) (*shield, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if mech == MechanismV2 {
-		return nil, fmt.Errorf("%s: cpuset is on cgroup v2 here (%s), and this kdelta shields only through a cgroup v1 cpuset hierarchy", name, dir)
-	}
 	if os.Geteuid() != 0 {
 		return nil, fmt.Errorf("%s: needs root (it moves every task and IRQ of the machine off the CPUs)", name)
 	}
 	sh := &shield{cpus: cpus, others: others}
 	sh.rec = shieldRecord{CPUs: sys.FormatCPUList(cpus), Mechanism: mech, Root: dir, Proc: filepath.Join(root, "proc"), Others: sys.FormatCPUList(others)}
-	for _, n := range []string{SystemCpuset, ShieldCpuset} {
+	made := []string{SystemCpuset, ShieldCpuset}
+	if mech == MechanismV2 {
+		// A partition takes its CPUs from every other cgroup: nothing
+		// to move tasks to.
+		made = []string{ShieldCpuset}
+	}
+	for _, n := range made {
 		p := filepath.Join(dir, n)
 		if _, err := os.Stat(p); err == nil {
-			return nil, fmt.Errorf("%s: cpuset %s exists already, and no kdelta's journal holds it (rmdir it once its tasks are moved out)", name, p)
+			return nil, fmt.Errorf("%s: cgroup %s exists already, and no kdelta's journal holds it (rmdir it once its tasks are moved out)", name, p)
 		}
 		sh.rec.Made = append(sh.rec.Made, p)
 	}
-	rootCPUs, err := readCPUList(filepath.Join(dir, "cpuset.cpus"))
+	rootCPUs, err := readCPUList(filepath.Join(dir, effectiveCPUs(mech)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -133,11 +140,19 @@ func planShield(cpus []int, root string) (*shield, error) {
 			return nil, fmt.Errorf("%s: CPU %d is not in the root cpuset (%s)", name, c, sys.FormatCPUList(rootCPUs))
 		}
 	}
-	mems, err := os.ReadFile(filepath.Join(dir, "cpuset.mems"))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+	if mech == MechanismV2 {
+		ctl, err := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		sh.rec.EnabledCpuset = !slices.Contains(strings.Fields(string(ctl)), "cpuset")
+	} else {
+		mems, err := os.ReadFile(filepath.Join(dir, "cpuset.mems"))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		sh.mems = strings.TrimSpace(string(mems))
 	}
-	sh.mems = strings.TrimSpace(string(mems))
 	sh.rec.Tasks = taskAffinities(root)
 	sh.rec.IRQs = irqAffinities(root)
 	sh.info = sysinfo.Shield{CPUs: sh.rec.CPUs, Mechanism: mech}
@@ -179,21 +194,30 @@ func cpusetHierarchy(root string) (mech, dir string, err error) {
 // raise moves every task and IRQ it can off the shield's CPUs.
 func (sh *shield) raise() error {
 	sh.raised = true
-	r := sh.rec.Root
+	var err error
+	if sh.rec.Mechanism == MechanismV2 {
+		err = sh.raiseV2()
+	} else {
+		err = sh.raiseV1()
+	}
+	if err != nil {
+		return err
+	}
+	sh.info.IRQsMoved, sh.info.IRQsRefused = sh.moveIRQs()
+	return nil
+}
+
+// raiseV1 makes the system and shield cpusets and moves every task of
+// the root cpuset that the kernel lets move into the system set.
+func (sh *shield) raiseV1() error {
 	sysDir, shDir := sh.rec.Made[0], sh.rec.Made[1]
 	for _, c := range []struct {
 		dir, cpus string
 		exclusive bool
 	}{{sysDir, sys.FormatCPUList(sh.others), false}, {shDir, sh.rec.CPUs, true}} {
-		if err := os.Mkdir(c.dir, 0o755); err != nil {
-			if errors.Is(err, fs.ErrExist) {
-				// Made since planShield looked: another shield's,
-				// which taking this one down must not remove.
-				return fmt.Errorf("--shield %s: %s was made meanwhile, by another kdelta's shield?", sh.rec.CPUs, c.dir)
-			}
-			return fmt.Errorf("--shield %s: %w", sh.rec.CPUs, err)
+		if err := sh.mkdir(c.dir); err != nil {
+			return err
 		}
-		sh.made++
 		if err := cgWrite(c.dir, "cpuset.cpus", c.cpus); err != nil {
 			return err
 		}
@@ -206,9 +230,88 @@ func (sh *shield) raise() error {
 			}
 		}
 	}
-	sh.info.TasksMoved, sh.info.TasksRefused = moveTasks(filepath.Join(r, "tasks"), filepath.Join(sysDir, "tasks"))
-	sh.info.IRQsMoved, sh.info.IRQsRefused = sh.moveIRQs()
+	sh.info.TasksMoved, sh.info.TasksRefused = moveTasks(filepath.Join(sh.rec.Root, "tasks"), filepath.Join(sysDir, "tasks"))
 	return nil
+}
+
+// raiseV2 makes the shield an isolated partition: its CPUs leave every
+// other cgroup's effective CPUs, so every task that may leave them does,
+// and the scheduler balances no load onto them. The cpuset controller is
+// enabled for the root's children first when it is not.
+func (sh *shield) raiseV2() error {
+	// The cgroup first, then the controller: a kdelta killed between
+	// the two leaves a cgroup, which tells the next one to undo both.
+	d := sh.rec.Made[0]
+	if err := sh.mkdir(d); err != nil {
+		return err
+	}
+	if sh.rec.EnabledCpuset {
+		if err := cgWrite(sh.rec.Root, "cgroup.subtree_control", "+cpuset"); err != nil {
+			return err
+		}
+	}
+	if err := cgWrite(d, "cpuset.cpus", sh.rec.CPUs); err != nil {
+		return err
+	}
+	if err := cgWrite(d, "cpuset.cpus.partition", "isolated"); err != nil {
+		return fmt.Errorf("%w (a kernel before 6.1 has no isolated partitions)", err)
+	}
+	b, err := os.ReadFile(filepath.Join(d, "cpuset.cpus.partition"))
+	if err != nil {
+		return fmt.Errorf("--shield %s: %w", sh.rec.CPUs, err)
+	}
+	if got := strings.TrimSpace(string(b)); got != "isolated" {
+		// "isolated invalid (Cpu list in cpuset.cpus not exclusive)"
+		return fmt.Errorf("--shield %s: the kernel did not make %s an isolated partition: %s", sh.rec.CPUs, d, got)
+	}
+	// What moved is what could run on the CPUs before and cannot now.
+	for _, t := range sh.rec.Tasks {
+		before, err := sys.ParseCPUList(t.CPUs)
+		if err != nil || !overlaps(before, sh.cpus) {
+			continue
+		}
+		now, start, ok := readTask(filepath.Join(sh.rec.Proc, strconv.Itoa(t.TID)))
+		if !ok || start != t.Start {
+			continue
+		}
+		if overlaps(now, sh.cpus) {
+			sh.info.TasksRefused++
+		} else {
+			sh.info.TasksMoved++
+		}
+	}
+	return nil
+}
+
+// mkdir makes one of the shield's cgroups.
+func (sh *shield) mkdir(dir string) error {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			// Made since planShield looked: another shield's, which
+			// taking this one down must not remove.
+			return fmt.Errorf("--shield %s: %s was made meanwhile, by another kdelta's shield?", sh.rec.CPUs, dir)
+		}
+		return fmt.Errorf("--shield %s: %w", sh.rec.CPUs, err)
+	}
+	sh.made++
+	return nil
+}
+
+// effectiveCPUs names the file of a cpuset's CPUs in effect.
+func effectiveCPUs(mech string) string {
+	if mech == MechanismV2 {
+		return "cpuset.cpus.effective"
+	}
+	return "cpuset.effective_cpus"
+}
+
+// procsFile names the file that lists a cgroup's tasks and takes one to
+// move: v1 moves single tasks, v2 whole processes.
+func procsFile(mech string) string {
+	if mech == MechanismV2 {
+		return "cgroup.procs"
+	}
+	return "tasks"
 }
 
 // moveTasks moves every task listed in from into the cgroup whose tasks
@@ -283,6 +386,35 @@ type ShieldUndo struct {
 	// that keeps each task's own mask across cpuset moves needs none);
 	// IRQs the IRQ affinities written back.
 	TasksBack, Affinities, IRQs int
+	// KernelKept lists the kernel threads whose affinity the kernel
+	// left changed and lets nobody set.
+	KernelKept []string
+}
+
+// Kept says, one line each, which kernel threads the kernel left with
+// other CPUs than before the shield.
+func (u ShieldUndo) Kept() []string {
+	var out []string
+	for _, k := range u.KernelKept {
+		out = append(out, fmt.Sprintf("the CPU shield on %s is down, but the kernel keeps %s and lets nobody set it", u.CPUs, k))
+	}
+	return out
+}
+
+// isKernelThread tells whether the task in dir is a kernel thread
+// (PF_KTHREAD in the flags, field 9 of its stat).
+func isKernelThread(dir string) bool {
+	st, err := os.ReadFile(filepath.Join(dir, "stat"))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(st), ')')
+	f := strings.Fields(string(st[i+1:]))
+	if i < 0 || len(f) < 7 {
+		return false
+	}
+	flags, err := strconv.ParseUint(f[6], 10, 64)
+	return err == nil && flags&0x00200000 != 0
 }
 
 // undoShield takes down the shield rec describes, as far as it was
@@ -318,7 +450,7 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 			u.IRQs++
 		}
 	}
-	rootTasks := filepath.Join(rec.Root, "tasks")
+	rootTasks := filepath.Join(rec.Root, procsFile(rec.Mechanism))
 	for i := len(rec.Made) - 1; i >= 0; i-- {
 		d := rec.Made[i]
 		var err error
@@ -327,7 +459,7 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 				err = nil
 				break
 			}
-			n, _ := moveTasks(filepath.Join(d, "tasks"), rootTasks)
+			n, _ := moveTasks(filepath.Join(d, procsFile(rec.Mechanism)), rootTasks)
 			u.TasksBack += n
 			if err = os.Remove(d); err == nil {
 				break
@@ -340,7 +472,12 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 			errs = append(errs, fmt.Errorf("remove cpuset %s: %w", d, unwrapPath(err)))
 		}
 	}
-	all, err := readCPUList(filepath.Join(rec.Root, "cpuset.cpus"))
+	if rec.EnabledCpuset {
+		if err := cgWrite(rec.Root, "cgroup.subtree_control", "-cpuset"); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	all, err := readCPUList(filepath.Join(rec.Root, effectiveCPUs(rec.Mechanism)))
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -363,8 +500,18 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 			continue
 		}
 		if err := sys.SetAffinity(t.TID, want); err != nil {
-			if !errors.Is(err, syscall.ESRCH) {
-				errs = append(errs, fmt.Errorf("task %d: %w", t.TID, err))
+			comm, _ := os.ReadFile(filepath.Join(rec.Proc, strconv.Itoa(t.TID), "comm"))
+			what := fmt.Sprintf("task %d (%s, on CPUs %s, was on %s)", t.TID, strings.TrimSpace(string(comm)), sys.FormatCPUList(cur), t.CPUs)
+			switch {
+			case errors.Is(err, syscall.ESRCH):
+			case errors.Is(err, syscall.EINVAL) && isKernelThread(filepath.Join(rec.Proc, strconv.Itoa(t.TID))):
+				// A kernel thread whose CPUs the kernel manages
+				// (PF_NO_SETAFFINITY): a workqueue rescuer that
+				// cgroup v2 moved off an isolated partition, which
+				// Linux 6.1 does not move back. Nobody may set it.
+				u.KernelKept = append(u.KernelKept, what)
+			default:
+				errs = append(errs, fmt.Errorf("%s: %w", what, err))
 			}
 			continue
 		}
