@@ -421,6 +421,9 @@ func (s *session) fingerprint() *sysinfo.Fingerprint {
 	if fp != nil && s.shield != nil {
 		sh := *s.shield
 		fp.Shield = &sh
+		// The fingerprint reads kdelta's own cgroup, which the shield
+		// moved off the CPUs; the runs are in the shield's.
+		fp.Cgroup.Cpuset = sysinfo.Fact{Value: sh.CPUs, Source: "the shield (" + knob.ShieldCpuset + ")"}
 	}
 	return fp
 }
