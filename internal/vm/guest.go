@@ -105,8 +105,8 @@ func GuestMain() int {
 
 // mountAll mounts what the runner and the fingerprint read: /proc, /sys,
 // devtmpfs on /dev (the serial ports), debugfs (the preemption mode),
-// tracefs and cgroup2. A mount that fails is said on the console; what depends on it
-// is then unknown in the fingerprint, with the reason.
+// tracefs and cgroup2. A mount that fails is said on the console; what
+// depends on it is then unknown in the fingerprint, with the reason.
 func mountAll(con *os.File) {
 	for _, m := range []struct{ fstype, dir string }{
 		{"proc", "/proc"},
