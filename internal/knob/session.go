@@ -83,14 +83,6 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 			}
 		}
 	}
-	if opt.Shield != nil {
-		// Checked here, so that a machine that cannot shield refuses
-		// before anything is written; the snapshot is taken again
-		// below, after the recovery.
-		if _, err := planShield(opt.Shield, root); err != nil {
-			return nil, err
-		}
-	}
 	if len(s.files) == 0 && opt.Shield == nil {
 		return s, nil
 	}
@@ -131,6 +123,8 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 		rec.Knobs = append(rec.Knobs, Entry{Key: f.knob.Key, Path: f.path, Value: f.orig})
 	}
 	if opt.Shield != nil {
+		// Planned after the recovery, which takes down the shield of a
+		// kdelta that is gone, so the snapshot is the machine's own.
 		sh, err := planShield(opt.Shield, root)
 		if err != nil {
 			return nil, err

@@ -220,3 +220,45 @@ func TestShieldRaceLeavesOthers(t *testing.T) {
 		t.Errorf("only %d tasks back in the root cpuset", n)
 	}
 }
+
+// TestShieldOpenAfterKill: a shield left by a kdelta that is gone is
+// taken down by the next Open, which then shields from the machine's own
+// state.
+func TestShieldOpenAfterKill(t *testing.T) {
+	cpu := liveShield(t)
+	dir := t.TempDir()
+	old, err := Open(nil, Options{JournalDir: dir, Shield: []int{cpu}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { old.Restore() })
+	if _, err := old.RaiseShield(); err != nil {
+		t.Fatal(err)
+	}
+	old.journal.release()
+	old.closed = true
+	s, err := Open(nil, Options{JournalDir: dir, Shield: []int{cpu}})
+	if err != nil {
+		t.Fatalf("Open beside a stale shield: %v", err)
+	}
+	t.Cleanup(func() { s.Restore() })
+	for _, ta := range s.shield.rec.Tasks {
+		if ta.TID == os.Getpid() && ta.CPUs != sys.FormatCPUList(allowedNow(t)) {
+			t.Errorf("snapshot holds the stale shield's mask %s", ta.CPUs)
+		}
+	}
+	if _, err := s.RaiseShield(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("journals left: %v", ents)
+	}
+}
+
+func allowedNow(t *testing.T) []int {
+	t.Helper()
+	return allowed(t, os.Getpid())
+}
