@@ -564,3 +564,33 @@ func TestShieldCgroupV2(t *testing.T) {
 		}
 	}
 }
+
+// TestShieldAB: kdelta ab --shield holds the shield over every variant,
+// each set's fingerprint and every run recording it.
+func TestShieldAB(t *testing.T) {
+	cpu, jdir := needShield(t)
+	prefix := filepath.Join(t.TempDir(), "ab")
+	var stdout, stderr strings.Builder
+	args := []string{"ab", "--no-store", "-r", "2", "--warmup", "1", "--shield", strconv.Itoa(cpu), "--counters", "none", "--monitor", "none",
+		"--variant", "a:", "--variant", "b:", "-o", prefix, "--", "syscall:calls=200000"}
+	if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("kdelta %v: exit %d: %s", args, code, stderr.String())
+	}
+	for _, v := range []string{"a", "b"} {
+		set, err := result.Load(prefix + "-" + v + ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.Env == nil || set.Env.Shield == nil || set.Env.Shield.CPUs != strconv.Itoa(cpu) || set.Env.Cgroup.Cpuset.Value != strconv.Itoa(cpu) {
+			t.Errorf("variant %s: fingerprint without the shield: %+v", v, set.Env)
+		}
+		for _, r := range set.Benchmarks[0].Runs {
+			if !strings.HasPrefix(r.Info["shield"], strconv.Itoa(cpu)+" (cgroup v1 cpuset;") || r.Info["cpus_allowed"] != strconv.Itoa(cpu) {
+				t.Errorf("variant %s run %d: Info %v", v, r.Index, r.Info)
+			}
+		}
+	}
+	if js := journalsIn(jdir); len(js) != 0 {
+		t.Errorf("journal left: %v", js)
+	}
+}
