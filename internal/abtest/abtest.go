@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
@@ -22,6 +23,7 @@ import (
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 	"github.com/kdelta/kdelta/internal/workload"
 )
@@ -168,10 +170,11 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // A session is one Run under way.
 type session struct {
-	o     Options
-	specs []workload.Spec
-	knobs *knob.Session
-	res   *Result
+	o      Options
+	specs  []workload.Spec
+	knobs  *knob.Session
+	shield *sysinfo.Shield // the raised shield, nil for none
+	res    *Result
 }
 
 // newSession opens the session's knobs.
@@ -197,22 +200,63 @@ func newSession(o Options) (*session, error) {
 	// Host and kernel, as kdelta run gives its sets: the cells' sets are
 	// started without a fingerprint, which each takes with its knobs set.
 	runner.DefaultLabels(opt.Labels, opt.Env)
-	if groups := job.KnobGroups(cells); anySetting(groups) {
+	shield, err := shieldCPUs(j, opt.CPUs)
+	if err != nil {
+		return nil, err
+	}
+	if groups := job.KnobGroups(cells); anySetting(groups) || shield != nil {
 		ko := o.Knobs
-		ko.Command = opt.Command
-		var err error
+		ko.Command, ko.Shield = opt.Command, shield
 		if s.knobs, err = knob.Open(groups, ko); err != nil {
 			return nil, err
 		}
 		s.res.Knobs = true
-		if err := s.knobs.Check(groups); err != nil {
+		fail := func(err error) (*session, error) {
 			if rerr := s.knobs.Restore(); rerr != nil {
 				s.warn(rerr.Error())
 			}
 			return nil, err
 		}
+		if err := s.knobs.Check(groups); err != nil {
+			return fail(err)
+		}
+		// The shield goes up last, once every knob is known to take
+		// its values, and stays up for the whole session.
+		if s.shield, err = s.knobs.RaiseShield(); err != nil {
+			return fail(err)
+		}
+		if s.shield != nil {
+			opt.Cgroup = s.knobs.ShieldCgroup()
+			if opt.Cgroup.V1Home == "" && opt.CPUs != nil {
+				// A child cloned into a v2 partition has its CPUs,
+				// and the spawner, outside, may not ask for them.
+				if sys.FormatCPUList(opt.CPUs) != s.shield.CPUs {
+					return fail(fmt.Errorf("--cpus %s: under a cgroup v2 shield the runs have every CPU of --shield %s", sys.FormatCPUList(opt.CPUs), s.shield.CPUs))
+				}
+				opt.CPUs = nil
+			}
+			opt.RunInfo = map[string]string{"shield": s.shield.String()}
+		}
 	}
 	return s, nil
+}
+
+// shieldCPUs reads the job's shield, whose CPUs must hold the runs' own
+// (--cpus): nil when it has none.
+func shieldCPUs(j *job.Job, cpus []int) ([]int, error) {
+	if j.Shield == "" {
+		return nil, nil
+	}
+	shield, err := sys.ParseCPUList(j.Shield)
+	if err != nil {
+		return nil, fmt.Errorf("--shield: %w", err)
+	}
+	for _, c := range cpus {
+		if !slices.Contains(shield, c) {
+			return nil, fmt.Errorf("--cpus %s: CPU %d is outside --shield %s, where the runs go", sys.FormatCPUList(cpus), c, sys.FormatCPUList(shield))
+		}
+	}
+	return shield, nil
 }
 
 func (s *session) warn(w string) {
@@ -235,6 +279,9 @@ func (s *session) restore(err error) error {
 	}
 	if s.res.RestoreErr = s.knobs.Restore(); s.res.RestoreErr != nil && err == nil {
 		err = s.res.RestoreErr
+	}
+	for _, w := range s.knobs.Warnings() {
+		s.warn(w)
 	}
 	return err
 }
@@ -364,11 +411,21 @@ func (s *session) record(set *result.Set) error {
 	return s.o.Record(set)
 }
 
+// fingerprint takes the machine's fingerprint, with the shield the runs
+// have.
 func (s *session) fingerprint() *sysinfo.Fingerprint {
 	if s.o.Fingerprint == nil {
 		return nil
 	}
-	return s.o.Fingerprint()
+	fp := s.o.Fingerprint()
+	if fp != nil && s.shield != nil {
+		sh := *s.shield
+		fp.Shield = &sh
+		// The fingerprint reads kdelta's own cgroup, which the shield
+		// moved off the CPUs; the runs are in the shield's.
+		fp.Cgroup.Cpuset = sysinfo.Fact{Value: sh.CPUs, Source: "the shield (" + knob.ShieldCpuset + ")"}
+	}
+	return fp
 }
 
 // profile does cell i's profiled runs, if asked for, and saves its set

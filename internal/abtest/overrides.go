@@ -22,7 +22,9 @@ type Overrides struct {
 	// --cpus and --timeout.
 	Repeat, Warmup, FIFO int
 	CPUs                 string
-	Timeout              time.Duration
+	// Shield is --shield: CPUs to shield for the session.
+	Shield  string
+	Timeout time.Duration
 	// Labels are --label k=v, added to the file's.
 	Labels []string
 	// Order and Seed are kdelta ab's --order and --seed. kdelta run has
@@ -93,6 +95,9 @@ func (o Overrides) runs(j *job.Job) error {
 	}
 	if o.over(j, "cpus", "cpus") {
 		j.CPUs = o.CPUs
+	}
+	if o.over(j, "shield", "shield") {
+		j.Shield = o.Shield
 	}
 	if o.over(j, "timeout", "timeout") {
 		j.Timeout = o.Timeout

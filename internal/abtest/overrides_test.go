@@ -128,12 +128,12 @@ func TestOverridesErrors(t *testing.T) {
 
 // TestOverridesNoFile: without a job file the flags are the job.
 func TestOverridesNoFile(t *testing.T) {
-	o := abtest.Overrides{Repeat: 5, Warmup: 1, CPUs: "1", Quick: true, Workloads: []string{"syscall:calls=10"}}
+	o := abtest.Overrides{Repeat: 5, Warmup: 1, CPUs: "1", Shield: "1", Quick: true, Workloads: []string{"syscall:calls=10"}}
 	j, err := o.Job()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Repeat != 5 || j.Warmup != 1 || j.CPUs != "1" || j.Order != "interleaved" || j.Labels == nil {
+	if j.Repeat != 5 || j.Warmup != 1 || j.CPUs != "1" || j.Shield != "1" || j.Order != "interleaved" || j.Labels == nil {
 		t.Errorf("job %+v: want the flags, the interleaved order and labels to add to", j)
 	}
 	last := j.Workloads[len(j.Workloads)-1]

@@ -61,6 +61,7 @@ func (s *sessionFlags) register(f *pflag.FlagSet, ab bool) {
 	f.IntVarP(&o.Repeat, "repeat", "r", 5, "measured runs "+per)
 	f.IntVar(&o.Warmup, "warmup", 1, "warm-up runs "+per+" (recorded, not counted; syscall and pipe warm up on at most 1M calls or 100k loops)")
 	f.StringVar(&o.CPUs, "cpus", "", "CPU list for every measured child, as taskset -c (e.g. 1 or 0-3,8)")
+	f.StringVar(&o.Shield, "shield", "", "shield these CPUs for the session: every other task and IRQ moved off them (a cpuset), the runs there, all put back after (root)")
 	f.IntVar(&o.FIFO, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
 	f.DurationVar(&o.Timeout, "timeout", 10*time.Minute, "kill a run (and its process group) after this long; 0: never")
 	f.StringArrayVar(&o.Labels, "label", nil, label)

@@ -29,8 +29,10 @@ type Job struct {
 	Repeat      int
 	Warmup      int
 	CPUs        string
-	FIFO        int
-	Timeout     time.Duration
+	// Shield is a CPU list to shield for the session (knob.Options.Shield).
+	Shield  string
+	FIFO    int
+	Timeout time.Duration
 	// Order is interleaved (A B A B ...), random (each round's variants
 	// shuffled, from Seed) or blocks (all of A, then all of B).
 	Order  string
@@ -166,6 +168,8 @@ func Parse(name string, data []byte) (*Job, error) {
 			j.Warmup, err = d.intMin(p, v, 0)
 		case "cpus":
 			j.CPUs, err = d.str(p, v)
+		case "shield":
+			j.Shield, err = d.str(p, v)
 		case "fifo":
 			j.FIFO, err = d.intMin(p, v, 1)
 		case "timeout":
@@ -205,7 +209,7 @@ func Parse(name string, data []byte) (*Job, error) {
 		case "vm":
 			j.VM, err = d.vm(p, v)
 		default:
-			err = d.unknown(p, []string{"description", "repeat", "warmup", "cpus", "fifo", "timeout", "order", "seed", "labels",
+			err = d.unknown(p, []string{"description", "repeat", "warmup", "cpus", "shield", "fifo", "timeout", "order", "seed", "labels",
 				"monitors", "events", "counters", "until_conclusive", "max_runs", "set", "profile", "workload", "variant", "matrix", "vm"})
 		}
 		if err != nil {

@@ -16,6 +16,7 @@ description = "everything"
 repeat = 7
 warmup = 2
 cpus = "0-1"
+shield = "1"
 fifo = 50
 timeout = "90s"
 order = "random"
@@ -67,7 +68,7 @@ func TestParseFull(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j.Description != "everything" || j.Repeat != 7 || j.Warmup != 2 || j.CPUs != "0-1" || j.FIFO != 50 ||
+	if j.Description != "everything" || j.Repeat != 7 || j.Warmup != 2 || j.CPUs != "0-1" || j.Shield != "1" || j.FIFO != 50 ||
 		j.Timeout != 90*time.Second || j.Order != "random" || j.Seed != 3 || j.Monitors != "schedstat@1s+1s" ||
 		j.Events != "task-clock" || j.Counters != "on" || !j.UntilConclusive || j.MaxRuns != 30 {
 		t.Errorf("scalars: %+v", j)
@@ -81,16 +82,16 @@ func TestParseFull(t *testing.T) {
 	if p := j.Profile; p == nil || p.Runs != 2 || !p.CallGraph || p.Event != "cpu-clock" || p.Freq != 999 {
 		t.Errorf("profile: %+v", p)
 	}
-	if len(j.Workloads) != 2 || j.Workloads[0].Params["calls"] != "30" || j.Workloads[1].Params["mode"] != "thread" || j.Workloads[1].Where != "full.toml:29" {
+	if len(j.Workloads) != 2 || j.Workloads[0].Params["calls"] != "30" || j.Workloads[1].Params["mode"] != "thread" || j.Workloads[1].Where != "full.toml:30" {
 		t.Errorf("workloads: %+v", j.Workloads)
 	}
-	if len(j.Variants) != 2 || len(j.Variants[0].Set) != 2 || j.Variants[0].Labels["note"] != "default" || j.Variants[1].Where != "full.toml:43" {
+	if len(j.Variants) != 2 || len(j.Variants[0].Set) != 2 || j.Variants[0].Labels["note"] != "default" || j.Variants[1].Where != "full.toml:44" {
 		t.Errorf("variants: %+v", j.Variants)
 	}
 	if len(j.Matrix) != 2 || j.Matrix[0].Key != "loops" || j.Matrix[0].Knob != nil || j.Matrix[1].Key != "governor" || j.Matrix[1].Knob == nil {
 		t.Errorf("matrix: %+v", j.Matrix)
 	}
-	for _, k := range []string{"repeat", "cpus", "variant", "matrix"} {
+	for _, k := range []string{"repeat", "cpus", "shield", "variant", "matrix"} {
 		if !j.Given(k) {
 			t.Errorf("Given(%q) = false", k)
 		}

@@ -32,6 +32,8 @@ type record struct {
 	Started time.Time `json:"started"`
 	Command []string  `json:"command,omitempty"`
 	Knobs   []Entry   `json:"knobs"`
+	// Shield is the session's CPU shield, if it has one.
+	Shield *shieldRecord `json:"shield,omitempty"`
 }
 
 // JournalDir is where restore journals live: $XDG_STATE_HOME/kdelta/restore.d,
@@ -133,6 +135,9 @@ type Recovery struct {
 	// Restored lists the knobs written back; Unchanged those that already
 	// held their old value.
 	Restored, Unchanged []Entry
+	// Shield is what taking down the kdelta's CPU shield did; nil when
+	// it had none.
+	Shield *ShieldUndo
 	// Err is why some knob could not be written back; the journal stays
 	// for the next attempt.
 	Err error
@@ -142,6 +147,8 @@ type Recovery struct {
 type Holder struct {
 	PID   int
 	Knobs []Entry
+	// Shield lists the CPUs it shields; "" for none.
+	Shield string
 }
 
 // Recover writes back the knobs of every journal in dir whose owner is
@@ -198,7 +205,11 @@ func recoverOne(p string) (*Recovery, *Holder) {
 		if rerr != nil {
 			return nil, nil
 		}
-		return nil, &Holder{PID: rec.PID, Knobs: rec.Knobs}
+		h := &Holder{PID: rec.PID, Knobs: rec.Knobs}
+		if rec.Shield != nil {
+			h.Shield = rec.Shield.CPUs
+		}
+		return nil, h
 	}
 	// The lock is ours; the file may since have been recovered and removed
 	// by another kdelta, whose lock we then took on a dead inode.
@@ -223,6 +234,13 @@ func recoverOne(p string) (*Recovery, *Holder) {
 			r.Restored = append(r.Restored, e)
 		default:
 			r.Unchanged = append(r.Unchanged, e)
+		}
+	}
+	if rec.Shield != nil {
+		u, err := undoShield(rec.Shield)
+		r.Shield = &u
+		if err != nil {
+			errs = append(errs, fmt.Errorf("CPU shield on %s: %w", rec.Shield.CPUs, err))
 		}
 	}
 	if len(errs) > 0 {
@@ -287,6 +305,11 @@ func (r Recovery) Done() []string {
 	var out []string
 	for _, e := range r.Restored {
 		out = append(out, fmt.Sprintf("restored %s=%s (%s), left changed by kdelta pid %d, which is gone", e.Key, e.Value, e.Path, r.PID))
+	}
+	if u := r.Shield; u != nil {
+		out = append(out, fmt.Sprintf("took down the CPU shield on %s (%s) left by kdelta pid %d, which is gone: %d tasks moved back, %d task and %d IRQ affinities set back",
+			u.CPUs, u.Mechanism, r.PID, u.TasksBack, u.Affinities, u.IRQs))
+		out = append(out, u.Kept()...)
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
 // Options say where a Session's files and journal are.
@@ -22,15 +23,20 @@ type Options struct {
 	JournalDir string
 	// Command is recorded in the journal, for the human who finds it.
 	Command []string
+	// Shield, when set, are CPUs to shield for the session (see
+	// RaiseShield).
+	Shield []int
 }
 
 // A Session changes knobs and puts them back. Every file that any of its
 // settings touches is read, checked for writing and journalled when the
 // session opens, before anything is written.
 type Session struct {
-	files   []*file
-	journal *journal
-	closed  bool
+	files    []*file
+	shield   *shield
+	warnings []string
+	journal  *journal
+	closed   bool
 }
 
 // file is one knob file of a session.
@@ -77,7 +83,7 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 			}
 		}
 	}
-	if len(s.files) == 0 {
+	if len(s.files) == 0 && opt.Shield == nil {
 		return s, nil
 	}
 	dir := opt.JournalDir
@@ -101,6 +107,9 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 					return nil, fmt.Errorf("%s: kdelta pid %d is changing it now; wait for it to finish", f.knob.Name, h.PID)
 				}
 			}
+			if h.Shield != "" && opt.Shield != nil {
+				return nil, fmt.Errorf("--shield %s: kdelta pid %d shields CPUs %s now; wait for it to finish", sys.FormatCPUList(opt.Shield), h.PID, h.Shield)
+			}
 		}
 	}
 	// Re-read: a recovery may just have written a knob back.
@@ -112,6 +121,15 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 		}
 		f.orig = v.Selected
 		rec.Knobs = append(rec.Knobs, Entry{Key: f.knob.Key, Path: f.path, Value: f.orig})
+	}
+	if opt.Shield != nil {
+		// Planned after the recovery, which takes down the shield of a
+		// kdelta that is gone, so the snapshot is the machine's own.
+		sh, err := planShield(opt.Shield, root)
+		if err != nil {
+			return nil, err
+		}
+		s.shield, rec.Shield = sh, &sh.rec
 	}
 	j, err := createJournal(dir, rec)
 	if err != nil {
@@ -315,21 +333,81 @@ func (s *Session) putBack() error {
 	return errors.Join(errs...)
 }
 
-// Restore writes every knob's old value back and removes the journal. A
-// knob that cannot be written back leaves the journal in place, unlocked,
-// for the next kdelta start or kdelta restore to try again. Restore may be
-// called more than once; later calls do nothing.
+// RaiseShield raises the session's CPU shield, if Options.Shield asked for
+// one: every task the kernel lets move goes to a cpuset of the other CPUs,
+// the shield's CPUs go to a cpuset of their own, held exclusively, and
+// every IRQ affinity the kernel lets change leaves them. It returns what
+// it did, for the fingerprint; nil without a shield. On error the shield
+// is taken down again. Measured children start in the shield through
+// ShieldCgroup.
+func (s *Session) RaiseShield() (*sysinfo.Shield, error) {
+	if s == nil || s.shield == nil {
+		return nil, nil
+	}
+	if s.closed {
+		return nil, errors.New("knob session already restored")
+	}
+	sh := s.shield
+	if err := sh.raise(); err != nil {
+		// Only what this raise made comes down.
+		sh.rec.Made = sh.rec.Made[:sh.made]
+		if _, uerr := undoShield(&sh.rec); uerr != nil {
+			return nil, errors.Join(err, fmt.Errorf("take the shield down: %w", uerr))
+		}
+		sh.raised = false
+		return nil, err
+	}
+	info := sh.info
+	return &info, nil
+}
+
+// ShieldCgroup is the cgroup a measured child starts in, so that it and
+// every task it makes run on the shield's CPUs; nil while no shield is
+// raised.
+func (s *Session) ShieldCgroup() *sys.SpawnCgroup {
+	if s == nil || s.shield == nil || !s.shield.raised {
+		return nil
+	}
+	if r := s.shield.rec; r.Mechanism == MechanismV2 {
+		return &sys.SpawnCgroup{Dir: r.Made[0]}
+	} else {
+		return &sys.SpawnCgroup{Dir: r.Made[1], V1Home: r.Made[0]}
+	}
+}
+
+// Restore writes every knob's old value back, takes the CPU shield down,
+// and removes the journal. A knob or shield that cannot be put back
+// leaves the journal in place, unlocked, for the next kdelta start or
+// kdelta restore to try again. Restore may be called more than once;
+// later calls do nothing.
 func (s *Session) Restore() error {
 	if s == nil || s.closed {
 		return nil
 	}
 	s.closed = true
-	if err := s.putBack(); err != nil {
+	err := s.putBack()
+	if s.shield != nil && s.shield.raised {
+		u, uerr := undoShield(&s.shield.rec)
+		s.warnings = append(s.warnings, u.Kept()...)
+		if uerr != nil {
+			err = errors.Join(err, fmt.Errorf("CPU shield on %s: %w (kdelta restore tries again)", s.shield.rec.CPUs, uerr))
+		}
+	}
+	if err != nil {
 		s.journal.release()
 		return err
 	}
 	s.journal.remove()
 	return nil
+}
+
+// Warnings are what Restore could not put back and need not try again:
+// kernel threads whose affinity the kernel keeps.
+func (s *Session) Warnings() []string {
+	if s == nil {
+		return nil
+	}
+	return s.warnings
 }
 
 // readValue reads and parses a knob file.

@@ -29,6 +29,9 @@ func WriteRestore(out, warn io.Writer, dir string, done []knob.Recovery, holders
 		for _, e := range h.Knobs {
 			fmt.Fprintf(out, "kdelta pid %d is running and restores %s=%s (%s) when it ends\n", h.PID, e.Key, e.Value, e.Path)
 		}
+		if h.Shield != "" {
+			fmt.Fprintf(out, "kdelta pid %d is running and takes its CPU shield on %s down when it ends\n", h.PID, h.Shield)
+		}
 	}
 	if len(done) == 0 && len(holders) == 0 {
 		fmt.Fprintf(out, "nothing to restore (no journal in %s)\n", dir)

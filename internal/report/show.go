@@ -24,6 +24,9 @@ func Show(w io.Writer, s *result.Set, opt ShowOptions) {
 	if e := s.Env; e != nil {
 		fmt.Fprintf(w, "kernel %s on %s (CPUs %s, %s); preemption %s\n", e.Kernel.Release, e.Hostname,
 			e.CPU.Online, e.CPU.Model, e.Preempt.Mode)
+		if e.Shield != nil {
+			fmt.Fprintf(w, "CPU shield %s\n", e.Shield)
+		}
 	}
 	if !s.Complete {
 		fmt.Fprintln(w, "incomplete: the session was interrupted or is still running")

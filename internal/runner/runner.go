@@ -65,6 +65,12 @@ type Options struct {
 	// written: after every run. The store records a set this way, run by
 	// run; an error stops the session as a failure to write Output does.
 	Record func(*result.Set) error
+	// Cgroup, when set, is the cgroup every child starts in: a CPU
+	// shield's (knob.Session.ShieldCgroup).
+	Cgroup *sys.SpawnCgroup
+	// RunInfo is recorded in every run's Info (the shield, as
+	// sysinfo.Shield says it).
+	RunInfo map[string]string
 }
 
 // ErrInterrupted is returned when the session was stopped by a signal;
@@ -311,6 +317,12 @@ func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp worklo
 		kmsg, _ = sys.OpenKmsgTail()
 	}
 	r := runOne(ctx, sp, opt, warm)
+	for k, v := range opt.RunInfo {
+		if r.Info == nil {
+			r.Info = map[string]string{}
+		}
+		r.Info[k] = v
+	}
 	if kmsg != nil {
 		noteRTThrottling(set, b, r, idx, warm, kmsg)
 	}
@@ -437,7 +449,7 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 		cmd.Stdout = opt.CommandOutput
 		cmd.Stderr = opt.CommandOutput
 	}
-	so := sys.SpawnOptions{CPUs: opt.CPUs, NewGroup: true, Pdeathsig: syscall.SIGTERM}
+	so := sys.SpawnOptions{CPUs: opt.CPUs, NewGroup: true, Pdeathsig: syscall.SIGTERM, Cgroup: opt.Cgroup}
 	if opt.FIFO != 0 {
 		so.Policy = &sys.Policy{Policy: sys.SchedFIFO, Priority: opt.FIFO}
 	}

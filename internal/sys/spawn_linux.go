@@ -2,10 +2,15 @@ package sys
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // A Spawner starts child processes from one OS thread that lives as long as
@@ -66,6 +71,19 @@ func startOn(cmd *exec.Cmd, opt SpawnOptions) (err error) {
 	} else {
 		cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
 	}
+	if c := opt.Cgroup; c != nil {
+		leave, jerr := joinCgroup(cmd, c)
+		if jerr != nil {
+			return jerr
+		}
+		// Deferred first, so it runs last: affinity and policy are put
+		// back inside the cgroup, then the thread leaves it.
+		defer func() {
+			if lerr := leave(); lerr != nil && err == nil {
+				err = lerr
+			}
+		}()
+	}
 	if opt.CPUs != nil {
 		saved, err := Affinity(0)
 		if err != nil {
@@ -95,4 +113,54 @@ func startOn(cmd *exec.Cmd, opt SpawnOptions) (err error) {
 		}()
 	}
 	return cmd.Start()
+}
+
+// joinCgroup makes cmd start in cgroup c and returns what undoes it once
+// cmd has started. Under cgroup v2 the child is cloned into the cgroup;
+// under v1 the spawning thread joins it (a v1 cgroup takes single
+// threads) and leaves it again, with its affinity as it was before.
+func joinCgroup(cmd *exec.Cmd, c *SpawnCgroup) (func() error, error) {
+	if c.V1Home == "" {
+		d, err := os.Open(c.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("cgroup %s: %w", c.Dir, err)
+		}
+		cmd.SysProcAttr.UseCgroupFD = true
+		cmd.SysProcAttr.CgroupFD = int(d.Fd())
+		return d.Close, nil
+	}
+	saved, err := Affinity(0)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeTID(c.Dir); err != nil {
+		return nil, err
+	}
+	return func() error {
+		if err := writeTID(c.V1Home); err != nil {
+			return err
+		}
+		// Back in its cgroup the thread has that cgroup's CPUs; the
+		// mask it had is asked for again so that it is also the one
+		// the kernel keeps for it when cpusets change.
+		_ = SetAffinity(0, saved)
+		return nil
+	}, nil
+}
+
+// writeTID moves the calling thread into the v1 cgroup dir.
+func writeTID(dir string) error {
+	p := filepath.Join(dir, "tasks")
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("join cgroup: %w", err)
+	}
+	_, err = f.Write([]byte(strconv.Itoa(unix.Gettid())))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("join cgroup %s: %w", dir, err)
+	}
+	return nil
 }

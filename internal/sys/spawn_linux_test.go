@@ -3,6 +3,8 @@ package sys
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -76,5 +78,56 @@ func TestSpawnerFIFO(t *testing.T) {
 	cmd.Wait()
 	if !strings.Contains(out.String(), "SCHED_OTHER") {
 		t.Errorf("spawner policy not restored: %q", out.String())
+	}
+}
+
+// TestSpawnIntoCgroupV1 starts a child in a cgroup v1 cpuset of the
+// last CPU: the child is in it from the start, with its CPUs, and the
+// spawner's thread is back in its own cpuset afterwards, with its mask.
+func TestSpawnIntoCgroupV1(t *testing.T) {
+	const root = "/sys/fs/cgroup/cpuset"
+	if os.Geteuid() != 0 {
+		testenv.Skip(t, "needs root to make a cpuset")
+	}
+	if _, err := os.Stat(root + "/cpuset.cpu_exclusive"); err != nil {
+		testenv.Skipf(t, "no cgroup v1 cpuset hierarchy at %s: %v", root, err)
+	}
+	allowed, err := Affinity(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := FormatCPUList(allowed[len(allowed)-1:])
+	dir := root + "/kdelta.test-" + strconv.Itoa(os.Getpid())
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(dir) })
+	mems, _ := os.ReadFile(root + "/cpuset.mems")
+	for f, v := range map[string]string{"cpuset.cpus": last, "cpuset.mems": strings.TrimSpace(string(mems))} {
+		if err := os.WriteFile(dir+"/"+f, []byte(v), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home, _ := os.ReadFile("/proc/self/cpuset")
+	run := func(opt SpawnOptions) string {
+		t.Helper()
+		cmd := exec.Command("sh", "-c", "cat /proc/self/cpuset; grep Cpus_allowed_list /proc/self/status")
+		var out strings.Builder
+		cmd.Stdout = &out
+		if err := DefaultSpawner().Start(cmd, opt); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(strings.Fields(out.String()), " ")
+	}
+	want := "/" + filepath.Base(dir) + " Cpus_allowed_list: " + last
+	if got := run(SpawnOptions{Cgroup: &SpawnCgroup{Dir: dir, V1Home: root + strings.TrimSpace(string(home))}}); got != want {
+		t.Errorf("child in the cgroup: %q, want %q", got, want)
+	}
+	want = strings.TrimSpace(string(home)) + " Cpus_allowed_list: " + FormatCPUList(allowed)
+	if got := run(SpawnOptions{}); got != want {
+		t.Errorf("child after: %q, want the spawner's own %q", got, want)
 	}
 }

@@ -157,6 +157,9 @@ func (fp *Fingerprint) entries() []entry {
 	add(sys, "perf_event_paranoid", "perf_event_paranoid", fp.PerfEventParanoid, 0)
 	add(sys, "taint", "taint", fp.Taint, 0)
 	add(sys, "clocksource", "clocksource", fp.Clocksource, rankClocksource)
+	if fp.Shield != nil {
+		add(sys, "shield", "CPU shield", known(fp.Shield.String()), rankCPUs)
+	}
 	if len(fp.Mounts) > 0 {
 		add(sys, "mounts", "mounted by kdelta", known(strings.Join(fp.Mounts, ", ")), 0)
 	}

@@ -11,6 +11,7 @@
 package sysinfo
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 
@@ -102,6 +103,10 @@ type Fingerprint struct {
 	// /sys/kernel/tracing"); they stay mounted.
 	Mounts []string `json:"mounts,omitempty"`
 
+	// Shield is the CPU shield the runs had (kdelta run --shield); nil
+	// for none.
+	Shield *Shield `json:"shield,omitempty"`
+
 	// Tools maps an external tool (perf, stress-ng, hackbench) to its
 	// version, "not installed", or "unknown: REASON". See ToolVersions.
 	Tools map[string]string `json:"tools,omitempty"`
@@ -110,6 +115,31 @@ type Fingerprint struct {
 	// (a config line that is not an option), so the facts built from
 	// them may be incomplete.
 	Problems []string `json:"problems,omitempty"`
+}
+
+// A Shield describes a CPU shield: CPUs that every task and IRQ the
+// kernel let move was moved off, for the measured tasks alone.
+type Shield struct {
+	// CPUs are the shielded CPUs, as a CPU list.
+	CPUs string `json:"cpus"`
+	// Mechanism says how: "cgroup v1 cpuset" or "cgroup v2 isolated
+	// partition".
+	Mechanism string `json:"mechanism"`
+	// TasksMoved counts the tasks moved off the CPUs; TasksRefused those
+	// the kernel kept there (kernel threads bound to a CPU).
+	TasksMoved   int `json:"tasks_moved"`
+	TasksRefused int `json:"tasks_refused"`
+	// IRQsMoved counts the IRQs whose affinity was moved off the CPUs;
+	// IRQsRefused those whose affinity the kernel would not change.
+	IRQsMoved   int `json:"irqs_moved"`
+	IRQsRefused int `json:"irqs_refused"`
+}
+
+// String says the shield in one line: "1 (cgroup v1 cpuset; tasks 180
+// moved, 6 refused; IRQs 20 moved, 1 refused)".
+func (s *Shield) String() string {
+	return fmt.Sprintf("%s (%s; tasks %d moved, %d refused; IRQs %d moved, %d refused)",
+		s.CPUs, s.Mechanism, s.TasksMoved, s.TasksRefused, s.IRQsMoved, s.IRQsRefused)
 }
 
 // Kernel identifies the running kernel.

@@ -104,9 +104,9 @@ func GuestMain() int {
 }
 
 // mountAll mounts what the runner and the fingerprint read: /proc, /sys,
-// devtmpfs on /dev (the serial ports), debugfs (the preemption mode) and
-// tracefs. A mount that fails is said on the console; what depends on it
-// is then unknown in the fingerprint, with the reason.
+// devtmpfs on /dev (the serial ports), debugfs (the preemption mode),
+// tracefs and cgroup2. A mount that fails is said on the console; what
+// depends on it is then unknown in the fingerprint, with the reason.
 func mountAll(con *os.File) {
 	for _, m := range []struct{ fstype, dir string }{
 		{"proc", "/proc"},
@@ -115,6 +115,8 @@ func mountAll(con *os.File) {
 		{"debugfs", "/sys/kernel/debug"},
 		{"tracefs", "/sys/kernel/tracing"},
 		{"tmpfs", "/tmp"},
+		// A shield (run --shield) needs cgroup v2's cpuset.
+		{"cgroup2", "/sys/fs/cgroup"},
 	} {
 		if err := os.MkdirAll(m.dir, 0o755); err != nil {
 			fmt.Fprintf(con, "kdelta guest: mkdir %s: %v\n", m.dir, err)
