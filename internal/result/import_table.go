@@ -1,8 +1,10 @@
 package result
 
 import (
+	"errors"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -104,10 +106,13 @@ func tableCells(l string) ([]string, bool) {
 }
 
 func detectTable(in *input) int {
-	for i := 0; i+1 < len(in.lines); i++ {
-		if _, ok := tableCells(tableLine(in.lines[i])); ok && isTableSep(tableLine(in.lines[i+1])) {
-			return i + 1
-		}
+	tables, err := findTables(in)
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return se.Line
+	}
+	if len(tables) > 0 {
+		return tables[0].line
 	}
 	return 0
 }
@@ -139,12 +144,46 @@ type table struct {
 	line   int // of the header
 	title  string
 	md     bool // the title is a Markdown heading
+	kind   tableKind
 	header []string
 	rows   [][]string
 	lines  []int
 }
 
-func readTable(in *input, s *Set) error {
+// The shapes of tables; see import_table_shapes.go for all but the first.
+type tableKind int
+
+const (
+	pipeTable       tableKind = iota // | A | B | with a separator line
+	spaceTable                       // columns aligned with spaces or tabs
+	listTable                        // 1 - default: 24.221s
+	transposedTable                  // statistics as rows, variants as columns
+)
+
+// findTables finds every table of the input, in the order of their lines.
+func findTables(in *input) ([]*table, error) {
+	used := make([]bool, len(in.lines))
+	tables, err := findPipeTables(in, used)
+	if err != nil {
+		return nil, err
+	}
+	for _, find := range []func(*input, []bool) ([]*table, error){findSpaceTables, findListTables, findTransposedTables} {
+		more, err := find(in, used)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, more...)
+	}
+	sort.SliceStable(tables, func(i, j int) bool { return tables[i].line < tables[j].line })
+	for _, t := range tables {
+		t.title, t.md = tableTitle(in, t.line-1)
+	}
+	return tables, nil
+}
+
+// findPipeTables finds the tables with cells between pipes, marking their
+// lines used.
+func findPipeTables(in *input, used []bool) ([]*table, error) {
 	var tables []*table
 	n := len(in.lines)
 	for i := 0; i+1 < n; i++ {
@@ -153,7 +192,6 @@ func readTable(in *input, s *Set) error {
 			continue
 		}
 		t := &table{line: i + 1, header: header}
-		t.title, t.md = tableTitle(in, i)
 		k := i + 2
 		for ; k < n; k++ {
 			l := tableLine(in.lines[k])
@@ -165,20 +203,32 @@ func readTable(in *input, s *Set) error {
 				break
 			}
 			if len(cells) != len(header) {
-				return in.errorf(k+1, "expected %d cells as in the header of line %d, found %d", len(header), t.line, len(cells))
+				return nil, in.errorf(k+1, "expected %d cells as in the header of line %d, found %d", len(header), t.line, len(cells))
 			}
 			t.rows = append(t.rows, cells)
 			t.lines = append(t.lines, k+1)
 		}
 		if len(t.rows) == 0 {
-			return in.errorf(min(k+1, n), "expected rows after the table header of line %d", t.line)
+			return nil, in.errorf(min(k+1, n), "expected rows after the table header of line %d", t.line)
+		}
+		for j := i; j < k; j++ {
+			used[j] = true
 		}
 		tables = append(tables, t)
 		i = k - 1
 	}
-	if len(tables) == 0 {
-		return in.errorf(in.firstLine(), "expected a table: a header row '| A | B |' and a separator line '|---|---|'")
+	return tables, nil
+}
+
+func readTable(in *input, s *Set) error {
+	tables, err := findTables(in)
+	if err != nil {
+		return err
 	}
+	if len(tables) == 0 {
+		return in.errorf(in.firstLine(), "expected a table: a header row '| A | B |' and a separator line '|---|---|', columns aligned under a rule of dashes, a numbered list '1 - name: value', or rows of statistics 'median: 1 2'")
+	}
+	numberedVariants(tables)
 	bs := newBenches(s)
 	for ti, t := range tables {
 		workload := "table"
@@ -195,7 +245,16 @@ func readTable(in *input, s *Set) error {
 		if len(tables) == 1 && !t.md && t.title != "" {
 			s.Labels["title"] = t.title
 		}
-		if err := t.read(in, s, bs, workload, base); err != nil {
+		var err error
+		switch t.kind {
+		case listTable:
+			err = t.readList(in, s, bs, workload, base)
+		case transposedTable:
+			err = t.readTransposed(in, s, bs, workload, base)
+		default:
+			err = t.read(in, s, bs, workload, base)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -233,6 +292,8 @@ type tableCol struct {
 	run     bool
 	param   bool
 	missing bool
+	// derived is a column of changes the mail computed (a claim).
+	derived bool
 }
 
 func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[string]string) error {
@@ -269,6 +330,10 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 			col.param = true
 			continue
 		}
+		if t.derivedColumn(c) {
+			col.derived = true
+			continue
+		}
 		first := ""
 		for _, r := range t.rows {
 			if !missingCell(r[c]) {
@@ -293,6 +358,10 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 	if nmetric == 0 {
 		return in.errorf(t.line, "expected a column of numbers in the table (a number per cell, with or without a unit)")
 	}
+	if columnVariants(t.header, cols) {
+		return t.readColumnVariants(in, s, bs, workload, base, cols)
+	}
+	runs := make([]*Run, len(t.rows))
 	for ri, row := range t.rows {
 		ln := t.lines[ri]
 		params := map[string]string{}
@@ -306,6 +375,7 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 		}
 		b := bs.get(workload, params)
 		r := addRun(b)
+		runs[ri] = r
 		for c, col := range cols {
 			cell := row[c]
 			if col.run && cell != "" {
@@ -340,6 +410,7 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 		}
 		r.Latency = tableLatency(cols, r.Values)
 	}
+	t.rowClaims(in, s, cols, runs)
 	return nil
 }
 
