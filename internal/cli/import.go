@@ -9,10 +9,11 @@ import (
 
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/workload"
 )
 
 func newImportCmd() *cobra.Command {
-	var format, output, variant string
+	var format, output, variant, as string
 	var labels []string
 	var rf recordFlags
 	c := &cobra.Command{
@@ -32,6 +33,15 @@ func newImportCmd() *cobra.Command {
 			}
 			if sets, err = result.PickVariant(sets, variant); err != nil {
 				return err
+			}
+			if as != "" {
+				w, ok := workload.Lookup(as)
+				if !ok {
+					return fmt.Errorf("--as %s: no such workload (one of %s)", as, strings.Join(workload.Names(), ", "))
+				}
+				if err := result.AsWorkload(sets, as, w.Metrics()); err != nil {
+					return err
+				}
 			}
 			ls, err := result.ParseLabels(labels)
 			if err != nil {
@@ -64,6 +74,7 @@ func newImportCmd() *cobra.Command {
 	c.Flags().StringVar(&format, "format", "", "input format (detected when empty): "+strings.Join(result.Formats(), ", "))
 	c.Flags().StringVarP(&output, "output", "o", "", "write the result set to this JSON file (a table of variants: one file per variant, FILE-VARIANT.json)")
 	c.Flags().StringVar(&variant, "variant", "", "import only this variant of a table of variants")
+	c.Flags().StringVar(&as, "as", "", "make the imported benchmarks this workload's (its metric names and units), to compare with kdelta run WORKLOAD")
 	c.Flags().StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable)")
 	rf.register(c.Flags())
 	return c

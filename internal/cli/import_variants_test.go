@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // TestImportVariants imports seed mail 002's SMT table as a user does:
@@ -44,5 +45,46 @@ func TestImportVariants(t *testing.T) {
 	os.WriteFile(bad, []byte("Run  Mean(us)  Max(us)\n1  5  6\n2  7\n"), 0o644)
 	if code, _, errs = kd(t, "import", bad, "--no-store"); code != 2 || !strings.Contains(errs, bad+":3: expected 3 cells") {
 		t.Errorf("bad table: exit %d: %q", code, errs)
+	}
+}
+
+// TestImportAsRcu imports seed mail 002's baseline table --as rcu and
+// compares it with a real kdelta run rcu: the mail's numbers are the
+// baseline of a new measurement, metric by metric, instead of "the sets
+// share no workload".
+func TestImportAsRcu(t *testing.T) {
+	ownStore(t)
+	dir := t.TempDir()
+	table := filepath.Join("..", "result", "testdata", "import", "seed-002-baseline.md")
+	mail := filepath.Join(dir, "mail.json")
+	if code, _, errs := kd(t, "import", table, "--no-store", "--as", "rcu", "-o", mail); code != 0 {
+		t.Fatalf("import --as rcu: exit %d: %q", code, errs)
+	}
+	run := filepath.Join(dir, "run.json")
+	if code, _, errs := kd(t, "run", "rcu:calls=20", "-r", "3", "--no-store", "-o", run); code != 0 {
+		t.Fatalf("run rcu: exit %d: %q", code, errs)
+	}
+	s, err := result.Load(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason := s.Benchmarks[0].Skipped; reason != "" {
+		testenv.Skip(t, "rcu cannot run here: "+reason)
+	}
+	code, out, errs := kd(t, "compare", mail, run)
+	if code != 0 || strings.Contains(out+errs, "share no workload") {
+		t.Fatalf("compare: exit %d:\n%s%s", code, out, errs)
+	}
+	for _, m := range []string{"mean", "min", "max"} {
+		if !strings.Contains(out, "\n  "+m+" (ms, lower is better") {
+			t.Errorf("no row of %s:\n%s", m, out)
+		}
+	}
+	if !strings.Contains(out, "Mean latency: 9.75 ms -> ") {
+		t.Errorf("no mean latency line from the mail's table:\n%s", out)
+	}
+
+	if code, _, errs = kd(t, "import", table, "--no-store", "--as", "nope"); code != 2 || !strings.Contains(errs, "--as nope: no such workload") {
+		t.Errorf("--as nope: exit %d: %q", code, errs)
 	}
 }
