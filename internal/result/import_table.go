@@ -69,6 +69,21 @@ func scaleTime(v float64, from, to string) float64 {
 	return x
 }
 
+// headerUnit splits a header into its name and the unit in parentheses at
+// its end ("Time (s)", "Mean(us)"); text in parentheses that is no unit
+// ("6.16 (PREEMPT_RCU)") stays in the name.
+func headerUnit(h string) (name, unit string) {
+	m := tableUnitRE.FindStringSubmatch(h)
+	if m == nil || m[1] == "" || !unitLikeRE.MatchString(m[2]) {
+		return h, ""
+	}
+	return m[1], m[2]
+}
+
+// unitLikeRE is what a unit looks like: a short word of letters, % and /,
+// not a CONFIG_ name or a number.
+var unitLikeRE = regexp.MustCompile(`^(?:%|[A-Za-zµ][A-Za-zµ%/]{0,11})$`)
+
 // tableLine is a line with any mail quoting removed.
 func tableLine(l string) string { return tableQuoteRE.ReplaceAllString(l, "") }
 
@@ -137,6 +152,12 @@ func missingCell(c string) bool {
 		return true
 	}
 	return false
+}
+
+// approxCell tells whether a cell gives a value only roughly ("~0%"),
+// which is no measurement to compare.
+func approxCell(c string) bool {
+	return strings.HasPrefix(c, "~") || strings.HasPrefix(c, "≈") || strings.HasPrefix(c, "<")
 }
 
 // A table is one table of the file.
@@ -304,10 +325,7 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 	nmetric := 0
 	for c, h := range t.header {
 		col := &cols[c]
-		name, unit := h, ""
-		if m := tableUnitRE.FindStringSubmatch(h); m != nil && m[1] != "" {
-			name, unit = m[1], m[2]
-		}
+		name, unit := headerUnit(h)
 		col.name, col.unit = slug(name), unit
 		if col.unit == "%" || strings.HasSuffix(col.name, "%") {
 			// "Improvement (%)" and "Improvement %" name the same column.
@@ -385,6 +403,10 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 				r.Info["run"] = cell
 			}
 			if !col.metric || missingCell(cell) {
+				continue
+			}
+			if approxCell(cell) {
+				s.Warnings = append(s.Warnings, in.warnf(ln, "table: %q in column %q is approximate; left out", cell, t.header[c]))
 				continue
 			}
 			v, u, ok := parseCell(cell)

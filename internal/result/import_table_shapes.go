@@ -84,7 +84,9 @@ func (t *table) derivedColumn(c int) bool {
 }
 
 // variantHeaderWords are words of headers that name a variant.
-var variantHeaderRE = regexp.MustCompile(`(?i)\b(with|without|w/o?|before|after|baseline|patched|unpatched|vanilla|old|new|default)\b`)
+// A header that starts with a version ("6.15 (no PREEMPT_RCU)") names a
+// kernel.
+var variantHeaderRE = regexp.MustCompile(`(?i)\b(with|without|w/o?|before|after|baseline|patched|unpatched|vanilla|old|new|default)\b|^v?\d+\.\d+`)
 
 // columnVariants tells whether the columns of numbers are the variants
 // compared: two or more, one unit given by the header, no run column, and
@@ -125,10 +127,14 @@ func (t *table) readColumnVariants(in *input, s *Set, bs *benches, workload stri
 	}
 	unit := canonicalUnit(cols[value[0]].unit)
 	m := Metric{Name: variantMetric(unit), Unit: unit}
-	m.Better, _ = tableBetter(t.header[value[0]], unit)
+	var known bool
+	if m.Better, known = tableBetter(t.header[value[0]], unit); !known {
+		s.Warnings = append(s.Warnings, in.warnf(t.line, "table: the variants' values have no known direction: taken as lower is better"))
+	}
 	names := make([]string, len(cols))
 	for _, c := range value {
-		names[c] = variantName(tableUnitRE.ReplaceAllString(t.header[c], "$1"))
+		name, _ := headerUnit(t.header[c])
+		names[c] = variantName(name)
 	}
 	for ri, row := range t.rows {
 		ln := t.lines[ri]
@@ -145,6 +151,10 @@ func (t *table) readColumnVariants(in *input, s *Set, bs *benches, workload stri
 		vals := map[int]float64{}
 		for _, c := range value {
 			if missingCell(row[c]) {
+				continue
+			}
+			if approxCell(row[c]) {
+				s.Warnings = append(s.Warnings, in.warnf(ln, "table: %q in column %q is approximate; left out", row[c], t.header[c]))
 				continue
 			}
 			v, u, ok := parseCell(row[c])

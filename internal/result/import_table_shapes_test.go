@@ -276,3 +276,27 @@ func TestImportTableShapeErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestImportTablePerfColumns reads seed mail 000's perf report overheads,
+// a column per kernel under headers that start with a version: a set per
+// kernel, a benchmark per function; "~0%" is approximate and left out with
+// a warning, and the direction of an overhead is not known.
+func TestImportTablePerfColumns(t *testing.T) {
+	sets := importSets(t, "seed-000-perf-report.txt")
+	if got := strings.Join(variants(sets), " "); got != "6.15-no-preempt_rcu 6.16-preempt_rcu" {
+		t.Fatalf("variants %q", got)
+	}
+	r, m := only(t, sets[1], "table:function=avc_lookup", "value")
+	if r.Values["value"] != 24.79 || m.Unit != "%" {
+		t.Errorf("6.16 avc_lookup %v %+v", r.Values, m)
+	}
+	for _, s := range sets[0].Benchmarks {
+		if s.Params["function"] == "__rcu_read_lock" {
+			t.Errorf("6.15 has __rcu_read_lock, which the mail gives as ~0%%")
+		}
+	}
+	w := strings.Join(sets[0].Warnings, "\n")
+	if !strings.Contains(w, `seed-000-perf-report.txt:4: table: "~0%" in column "6.15 (no PREEMPT_RCU)" is approximate`) || !strings.Contains(w, "no known direction") {
+		t.Errorf("warnings %q", sets[0].Warnings)
+	}
+}
