@@ -3,6 +3,7 @@ package compare
 import (
 	"math"
 
+	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
 
@@ -38,4 +39,31 @@ func compareFigures(a, b Side, opt stats.Options) stats.Comparison {
 		c.Change = y/x - 1
 	}
 	return c
+}
+
+// Claim returns what the source of side i of row said of its change (an
+// imported table's derived column, "31.61% faster") and what it said it
+// relative to (without-patch), from the run's info; "" when it said
+// nothing.
+func (r *Result) Claim(row Row, i int) (claim, vs string) {
+	if len(r.Inputs) <= i {
+		return "", ""
+	}
+	base := r.Inputs[0].Set
+	for _, bb := range base.Benchmarks {
+		if bb.Workload != row.Workload || result.FormatParams(bb.Params) != row.Params {
+			continue
+		}
+		b := bb
+		if i > 0 {
+			b = match(bb, base, r.Inputs[i].Set)
+		}
+		if b == nil {
+			return "", ""
+		}
+		if runs := b.Measured(); len(runs) == 1 && runs[0].Info["claim"] != "" {
+			return runs[0].Info["claim"], runs[0].Info["claim-vs"]
+		}
+	}
+	return "", ""
 }

@@ -93,7 +93,7 @@ func compareText(w io.Writer, r *compare.Result) {
 				}
 			}
 		}
-		if figureRowText(w, row) {
+		if figureRowText(w, r, row) {
 			continue
 		}
 		unit := row.Metric.Unit

@@ -36,9 +36,9 @@ func FigureWords(change float64, m result.Metric) string {
 
 // figureRowText prints a row whose every comparison is of single figures
 // (compare.Row.Figures): each set's value and each change in words, with
-// no spread, interval or test, since there is none. It tells whether it
-// printed the row.
-func figureRowText(w io.Writer, row compare.Row) bool {
+// no spread, interval or test, since there is none, and what the source
+// of a side claimed, beside it. It tells whether it printed the row.
+func figureRowText(w io.Writer, r *compare.Result, row compare.Row) bool {
 	for i := range row.Vs {
 		if !row.Figures(i) {
 			return false
@@ -49,6 +49,12 @@ func figureRowText(w io.Writer, row compare.Row) bool {
 		fmt.Fprintf(w, "    %s %s\n", letter(i), WithUnit(s.Values[0], row.Metric.Unit))
 		if i > 0 {
 			fmt.Fprintf(w, "      %s vs A: %s\n", letter(i), FigureWords(row.Vs[i-1].Change, row.Metric))
+		}
+		if claim, vs := r.Claim(row, i); claim != "" {
+			if vs != "" {
+				claim += " than " + vs
+			}
+			fmt.Fprintf(w, "      %s's source says: %s\n", letter(i), claim)
 		}
 	}
 	return true

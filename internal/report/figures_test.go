@@ -48,6 +48,10 @@ func TestCompareFiguresText(t *testing.T) {
 	if !strings.Contains(text, "31.6% faster") || !strings.Contains(text, "A: variant=without-patch (baseline)") {
 		t.Errorf("the mail's 31.61%% faster is not what compare says:\n%s", text)
 	}
+	// The mail's own figure stands beside the computed one, as its claim.
+	if !strings.Contains(text, "B's source says: 31.61% faster than without-patch") {
+		t.Errorf("the mail's claim is not shown:\n%s", text)
+	}
 	if regexp.MustCompile(`p=|inconclusive|± |runs can never|at least 5`).MatchString(text) {
 		t.Errorf("a test, a spread or a verdict of single figures:\n%s", text)
 	}
