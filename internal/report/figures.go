@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // figureUnits are the units of time whose decrease is "faster".
@@ -58,4 +60,12 @@ func figureRowText(w io.Writer, r *compare.Result, row compare.Row) bool {
 		}
 	}
 	return true
+}
+
+// figureCells are the change, interval, p and verdict cells of a Markdown
+// comparison of single figures: the change in words, and no interval,
+// test or verdict.
+func figureCells(c stats.Comparison, m result.Metric) []string {
+	words := strings.TrimSuffix(FigureWords(c.Change, m), "; one value each, no spread to test")
+	return []string{words, "-", "-", "single figures, no test"}
 }

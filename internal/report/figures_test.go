@@ -57,6 +57,31 @@ func TestCompareFiguresText(t *testing.T) {
 	}
 }
 
+// TestCompareFiguresMarkdown: the Markdown table of the same comparison
+// says the change in words and makes no test.
+func TestCompareFiguresMarkdown(t *testing.T) {
+	path := filepath.Join("..", "result", "testdata", "import", "seed-002-smt.txt")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := result.ImportSets(path, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := compare.Compare([]compare.Input{{Name: "without", Set: sets[1]}, {Name: "with", Set: sets[0]}}, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteCompare(&out, r, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "| 31.6% faster | -      | - | single figures, no test |") || strings.Contains(out.String(), "NaN") {
+		t.Errorf("markdown:\n%s", out.String())
+	}
+}
+
 func TestFigureWords(t *testing.T) {
 	secs := result.Metric{Name: "time", Unit: "s", Better: result.Lower}
 	ops := result.Metric{Name: "ops", Unit: "ops/s", Better: result.Higher}
