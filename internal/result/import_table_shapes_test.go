@@ -111,6 +111,27 @@ func TestImportTableSMT(t *testing.T) {
 	}
 }
 
+// TestImportTableSMTQuoted reads the SMT table as a reply quotes it
+// twice ("> > "), with CRLF line ends: the same two variants.
+func TestImportTableSMTQuoted(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(importDir, "seed-002-smt.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted := "> > " + strings.ReplaceAll(strings.TrimSuffix(string(data), "\n"), "\n", "\r\n> > ") + "\r\n> >\r\n> Thanks!\r\n"
+	sets, err := ImportSets("reply.txt", []byte(quoted), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(variants(sets), " "); got != "with-patch without-patch" {
+		t.Fatalf("variants %q", got)
+	}
+	r, _ := only(t, sets[1], "table:smt-mode=SMT OFF", "time")
+	if r.Values["time"] != 59.933 {
+		t.Errorf("without-patch, SMT OFF: %v", r.Values)
+	}
+}
+
 // TestImportTableClaimDisagrees changes the mail's claim: the values do
 // not give it, so the set warns, naming the line, and keeps the claim.
 func TestImportTableClaimDisagrees(t *testing.T) {
