@@ -134,7 +134,9 @@ func (t *table) readColumnVariants(in *input, s *Set, bs *benches, workload stri
 	names := make([]string, len(cols))
 	for _, c := range value {
 		name, _ := headerUnit(t.header[c])
-		names[c] = variantName(name)
+		if names[c] = variantName(name); names[c] == "" {
+			names[c] = "col" + strconv.Itoa(c+1)
+		}
 	}
 	for ri, row := range t.rows {
 		ln := t.lines[ri]
@@ -164,11 +166,7 @@ func (t *table) readColumnVariants(in *input, s *Set, bs *benches, workload stri
 			if u != "" && canonicalUnit(u) != unit {
 				return in.errorf(ln, "column %q mixes units %s and %s", t.header[c], unit, u)
 			}
-			p := map[string]string{VariantParam: names[c]}
-			for k, x := range params {
-				p[k] = x
-			}
-			b := bs.get(workload, p)
+			b := bs.get(workload, paramsOf(params, names[c]))
 			addMetric(b, m)
 			r := addRun(b)
 			r.Values[m.Name] = v
@@ -188,9 +186,9 @@ func (t *table) readColumnVariants(in *input, s *Set, bs *benches, workload stri
 	return nil
 }
 
-// placeClaim finds the pair of variants whose values give the claim and
-// keeps it on the run of the later one; when none does, it keeps it on the
-// last variant's run, relative to the first, and warns.
+// placeClaim finds the pair of variants whose values give the claim, and
+// keeps it on the run of the one it describes, relative to the other; when
+// no pair does, it keeps it with the pair that comes closest, and warns.
 func (t *table) placeClaim(in *input, s *Set, line int, cl claim, better Better, value []int, names []string, runs map[int]*Run, vals map[int]float64) {
 	for _, a := range value {
 		for _, b := range value {
@@ -447,11 +445,7 @@ func (t *table) readList(in *input, s *Set, bs *benches, workload string, base m
 		if name == "" {
 			name = r[0]
 		}
-		p := map[string]string{VariantParam: name}
-		for k, x := range base {
-			p[k] = x
-		}
-		b := bs.get(workload, p)
+		b := bs.get(workload, paramsOf(base, name))
 		addMetric(b, m)
 		run := addRun(b)
 		run.Values[m.Name] = v
@@ -557,13 +551,13 @@ func (t *table) readTransposed(in *input, s *Set, bs *benches, workload string, 
 	if m := titleUnitRE.FindStringSubmatch(t.title); m != nil {
 		unit = canonicalUnit(m[1])
 	}
+	names := make([]string, len(t.header))
 	runs := make([]*Run, len(t.header))
 	for c, h := range t.header {
-		p := map[string]string{VariantParam: variantName(h)}
-		for k, x := range base {
-			p[k] = x
+		if names[c] = variantName(h); names[c] == "" {
+			names[c] = strconv.Itoa(c + 1)
 		}
-		runs[c] = addRun(bs.get(workload, p))
+		runs[c] = addRun(bs.get(workload, paramsOf(base, names[c])))
 	}
 	for ri, row := range t.rows {
 		stat := row[0]
@@ -577,7 +571,7 @@ func (t *table) readTransposed(in *input, s *Set, bs *benches, workload string, 
 			if m[2] != "" {
 				u = canonicalUnit(m[2])
 			}
-			b := bs.get(workload, paramsOf(base, variantName(t.header[c])))
+			b := bs.get(workload, paramsOf(base, names[c]))
 			if !hasMetric(b, stat) {
 				better, _ := tableBetter(stat, u)
 				addMetric(b, Metric{Name: stat, Unit: u, Better: better})
@@ -588,6 +582,7 @@ func (t *table) readTransposed(in *input, s *Set, bs *benches, workload string, 
 	return nil
 }
 
+// paramsOf is base with the variant's parameter.
 func paramsOf(base map[string]string, variant string) map[string]string {
 	p := map[string]string{VariantParam: variant}
 	for k, x := range base {
