@@ -379,6 +379,8 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 	if columnVariants(t.header, cols) {
 		return t.readColumnVariants(in, s, bs, workload, base, cols)
 	}
+	nameCol := t.rowVariants(cols)
+	in.variants = in.variants || nameCol >= 0
 	runs := make([]*Run, len(t.rows))
 	for ri, row := range t.rows {
 		ln := t.lines[ri]
@@ -387,13 +389,25 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 			params[k] = v
 		}
 		for c, col := range cols {
-			if col.param {
+			if col.param && nameCol < 0 {
 				params[col.name] = row[c]
 			}
+		}
+		if nameCol >= 0 {
+			params[VariantParam] = t.rowLabel(ri, cols, nameCol)
 		}
 		b := bs.get(workload, params)
 		r := addRun(b)
 		runs[ri] = r
+		for c, col := range cols {
+			// A variant's other text cells describe it.
+			if col.param && nameCol >= 0 && c != nameCol {
+				if r.Info == nil {
+					r.Info = map[string]string{}
+				}
+				r.Info[col.name] = row[c]
+			}
+		}
 		for c, col := range cols {
 			cell := row[c]
 			if col.run && cell != "" {
@@ -432,7 +446,7 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 		}
 		r.Latency = tableLatency(cols, r.Values)
 	}
-	t.rowClaims(in, s, cols, runs)
+	t.rowClaims(in, s, cols, runs, nameCol)
 	return nil
 }
 

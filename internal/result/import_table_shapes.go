@@ -221,10 +221,68 @@ func (t *table) placeClaim(in *input, s *Set, line int, cl claim, better Better,
 	s.Warnings = append(s.Warnings, claimWarning(in, line, cl, names[rb]+" vs "+names[ra], vals[ra], vals[rb], better))
 }
 
-// rowClaims keeps the derived cells of a table whose rows are runs or
-// benchmarks as claims, each relative to the row marked baseline (else the
-// first), checked on the first column of numbers.
-func (t *table) rowClaims(in *input, s *Set, cols []tableCol, runs []*Run) {
+// rowVariants returns the column that names the variants when the rows of
+// a table are the variants compared: rows named by text cells, with a
+// derived column or remarks of change after their values, as seed mail
+// 000's SELinux modes ("vs enforcing") and kernels ("70,281 (-32%)") are.
+// The column is the first of a kernel, a mode or a configuration, else the
+// first text column; -1 when rows are runs or benchmarks.
+func (t *table) rowVariants(cols []tableCol) int {
+	name, first, claims := -1, -1, false
+	for c, col := range cols {
+		switch {
+		case col.run:
+			return -1
+		case col.derived:
+			claims = true
+		case col.param && name < 0 && tableLabelHeaders[col.name]:
+			name = c
+		case col.metric && first < 0:
+			first = c
+		}
+	}
+	if name < 0 {
+		for c, col := range cols {
+			if col.param {
+				name = c
+				break
+			}
+		}
+	}
+	for ri := 1; first >= 0 && !claims && ri < len(t.rows); ri++ {
+		if m := remarkRE.FindStringSubmatch(t.rows[ri][first]); m != nil {
+			_, claims = parseClaim(m[1], "")
+		}
+	}
+	if !claims {
+		return -1
+	}
+	return name
+}
+
+// rowLabel names row ri: its variant when the rows are variants (nameCol),
+// else its text cells.
+func (t *table) rowLabel(ri int, cols []tableCol, nameCol int) string {
+	if nameCol >= 0 {
+		if v := variantName(t.rows[ri][nameCol]); v != "" {
+			return v
+		}
+		return "row" + strconv.Itoa(ri+1)
+	}
+	var parts []string
+	for c, col := range cols {
+		if col.param {
+			parts = append(parts, t.rows[ri][c])
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// rowClaims keeps the derived cells of a table whose rows are runs,
+// benchmarks or variants (nameCol, as rowVariants gives it) as claims,
+// each relative to the row marked baseline (else the first), checked on
+// the first column of numbers.
+func (t *table) rowClaims(in *input, s *Set, cols []tableCol, runs []*Run, nameCol int) {
 	first := -1
 	for c, col := range cols {
 		if col.metric {
@@ -248,7 +306,7 @@ func (t *table) rowClaims(in *input, s *Set, cols []tableCol, runs []*Run) {
 		if !ok {
 			continue
 		}
-		keepClaim(runs[ri], cl, rowName(t.rows[0], cols))
+		keepClaim(runs[ri], cl, t.rowLabel(0, cols, nameCol))
 		if b, okB := runs[ri].Values[cols[first].name]; okA && okB && !cl.agrees(a, b, better) {
 			s.Warnings = append(s.Warnings, claimWarning(in, t.lines[ri], cl, t.header[first], a, b, better))
 		}
@@ -274,7 +332,7 @@ func (t *table) rowClaims(in *input, s *Set, cols []tableCol, runs []*Run) {
 				s.Warnings = append(s.Warnings, in.warnf(t.lines[ri], "table: %q in column %q is not a change; left out", row[c], t.header[c]))
 				continue
 			}
-			keepClaim(runs[ri], cl, rowName(t.rows[ref], cols))
+			keepClaim(runs[ri], cl, t.rowLabel(ref, cols, nameCol))
 			b, okB := runs[ri].Values[cols[first].name]
 			if okA && okB && !cl.agrees(a, b, better) {
 				s.Warnings = append(s.Warnings, claimWarning(in, t.lines[ri], cl, t.header[first], a, b, better))
@@ -285,17 +343,6 @@ func (t *table) rowClaims(in *input, s *Set, cols []tableCol, runs []*Run) {
 
 // remarkRE is a remark in parentheses after a value.
 var remarkRE = regexp.MustCompile(`^` + numPat + `\s*\S*\s+(\(.*\))\s*$`)
-
-// rowName names a row by its text cells, else nothing.
-func rowName(row []string, cols []tableCol) string {
-	var parts []string
-	for c, col := range cols {
-		if col.param {
-			parts = append(parts, row[c])
-		}
-	}
-	return strings.Join(parts, " ")
-}
 
 // spaceSplitRE splits a row aligned with spaces: two or more spaces, or a
 // tab, end a cell.

@@ -224,35 +224,44 @@ func TestImportTableBridge(t *testing.T) {
 }
 
 // TestImportTableSpaces reads seed mail 000's tables aligned with spaces
-// under rules of dashes, as the reply quotes them: rows are benchmarks,
-// and "vs enforcing" and "(-32%)" are the mail's claims, checked against
-// the row they are relative to.
+// under rules of dashes, as the reply quotes them. Their rows are the
+// variants compared (SELinux modes, kernels): "vs enforcing" and the
+// "(-32%)" after a value are the mail's claims, checked against the row
+// they are relative to, and a kernel's other cells describe its run.
 func TestImportTableSpaces(t *testing.T) {
-	s := importFile(t, "seed-000-selinux.txt", "")
-	want := map[string][2]any{"Enforcing": {69107.0, ""}, "Permissive": {70248.0, "+1.6%"}, "Disabled": {93566.0, "+35.4%"}}
-	if len(s.Benchmarks) != len(want) {
-		t.Fatalf("%d benchmarks", len(s.Benchmarks))
+	sets := importSets(t, "seed-000-selinux.txt")
+	want := []struct {
+		variant string
+		ops     float64
+		claim   string
+	}{{"enforcing", 69107, ""}, {"permissive", 70248, "+1.6%"}, {"disabled", 93566, "+35.4%"}}
+	if len(sets) != len(want) {
+		t.Fatalf("variants %v", variants(sets))
 	}
-	for mode, w := range want {
-		r, m := only(t, s, "table:selinux-mode="+mode, "kill-bogo-ops/sec")
-		if m.Better != Higher || r.Values["kill-bogo-ops/sec"] != w[0] || r.Info["claim"] != w[1] {
-			t.Errorf("%s: metric %+v values %v info %v", mode, m, r.Values, r.Info)
+	for i, w := range want {
+		s := sets[i]
+		r, m := only(t, s, "table:", "kill-bogo-ops/sec")
+		if s.Labels[VariantParam] != w.variant || m.Better != Higher || r.Values["kill-bogo-ops/sec"] != w.ops || r.Info["claim"] != w.claim {
+			t.Errorf("%s: labels %v metric %+v values %v info %v", w.variant, s.Labels, m, r.Values, r.Info)
 		}
-		if w[1] != "" && r.Info["claim-vs"] != "Enforcing" {
-			t.Errorf("%s: claim relative to %q", mode, r.Info["claim-vs"])
+		if w.claim != "" && r.Info["claim-vs"] != "enforcing" {
+			t.Errorf("%s: claim relative to %q", w.variant, r.Info["claim-vs"])
 		}
-	}
-	if len(s.Warnings) != 0 {
-		t.Errorf("warnings %q", s.Warnings)
+		if len(s.Warnings) != 0 {
+			t.Errorf("%s: warnings %q", w.variant, s.Warnings)
+		}
 	}
 
-	s = importFile(t, "seed-000-kernels.txt", "")
-	r, _ := only(t, s, "table:config_preempt_rcu=yes,kernel=6.16 (eln150)", "kill-bogo-ops/sec")
-	if r.Values["kill-bogo-ops/sec"] != 70281 || r.Info["claim"] != "-32%" || r.Info["claim-vs"] != "6.15-rc6 (eln148) no" {
+	sets = importSets(t, "seed-000-kernels.txt")
+	if got := strings.Join(variants(sets), " "); got != "6.15-rc6-eln148 6.16-eln150 6.18-eln154" {
+		t.Fatalf("variants %q", got)
+	}
+	r, _ := only(t, sets[1], "table:", "kill-bogo-ops/sec")
+	if r.Values["kill-bogo-ops/sec"] != 70281 || r.Info["claim"] != "-32%" || r.Info["claim-vs"] != "6.15-rc6-eln148" || r.Info["config_preempt_rcu"] != "yes" {
 		t.Errorf("6.16: values %v info %v", r.Values, r.Info)
 	}
-	if len(s.Warnings) != 0 {
-		t.Errorf("warnings %q", s.Warnings)
+	if len(sets[1].Warnings) != 0 {
+		t.Errorf("warnings %q", sets[1].Warnings)
 	}
 }
 
