@@ -54,7 +54,7 @@ func figureRowText(w io.Writer, r *compare.Result, row compare.Row) bool {
 		}
 		if claim, vs := r.Claim(row, i); claim != "" {
 			if vs != "" {
-				claim += " than " + vs
+				claim += " vs " + vs
 			}
 			fmt.Fprintf(w, "      %s's source says: %s\n", letter(i), claim)
 		}

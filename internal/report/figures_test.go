@@ -49,7 +49,7 @@ func TestCompareFiguresText(t *testing.T) {
 		t.Errorf("the mail's 31.61%% faster is not what compare says:\n%s", text)
 	}
 	// The mail's own figure stands beside the computed one, as its claim.
-	if !strings.Contains(text, "B's source says: 31.61% faster than without-patch") {
+	if !strings.Contains(text, "B's source says: 31.61% faster vs without-patch") {
 		t.Errorf("the mail's claim is not shown:\n%s", text)
 	}
 	if regexp.MustCompile(`p=|inconclusive|± |runs can never|at least 5`).MatchString(text) {
