@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -27,6 +28,15 @@ func TestImportVariants(t *testing.T) {
 	code, stdout, errs := kd(t, "compare", without, with)
 	if code != 0 || !strings.Contains(stdout, "B vs A: 31.6% faster; one value each, no spread to test") || strings.Contains(stdout, "p=") {
 		t.Errorf("compare: exit %d:\n%s%s", code, stdout, errs)
+	}
+
+	// Recorded, each variant is a set of the store, and said.
+	code, _, errs = kd(t, "import", smt)
+	if code != 0 || !regexp.MustCompile(`recorded as \S+-[0-9a-f]{12}, \S+-[0-9a-f]{12} in `).MatchString(errs) {
+		t.Errorf("import into the store: exit %d: %q", code, errs)
+	}
+	if _, stdout, _ = kd(t, "results", "ls", "--label", "variant=with-patch"); strings.Count(stdout, "\n") != 2 {
+		t.Errorf("results ls --label variant=with-patch:\n%s", stdout)
 	}
 
 	one := filepath.Join(dir, "with.json")
