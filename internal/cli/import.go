@@ -34,14 +34,8 @@ func newImportCmd() *cobra.Command {
 			if sets, err = result.PickVariant(sets, variant); err != nil {
 				return err
 			}
-			if as != "" {
-				w, ok := workload.Lookup(as)
-				if !ok {
-					return fmt.Errorf("--as %s: no such workload (one of %s)", as, strings.Join(workload.Names(), ", "))
-				}
-				if err := result.AsWorkload(sets, as, w.Metrics()); err != nil {
-					return err
-				}
+			if err := workload.ImportAs(sets, as); err != nil {
+				return err
 			}
 			ls, err := result.ParseLabels(labels)
 			if err != nil {
