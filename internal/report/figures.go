@@ -69,3 +69,17 @@ func figureCells(c stats.Comparison, m result.Metric) []string {
 	words := strings.TrimSuffix(FigureWords(c.Change, m), "; one value each, no spread to test")
 	return []string{words, "-", "-", "single figures, no test"}
 }
+
+// showClaims prints what the source of imported runs said of their change
+// (a table's "Improvement" column), which the import kept beside the
+// values and did not measure.
+func showClaims(w io.Writer, rs []*result.Run) {
+	for _, r := range rs {
+		if c := r.Info["claim"]; c != "" {
+			if vs := r.Info["claim-vs"]; vs != "" {
+				c += " vs " + vs
+			}
+			fmt.Fprintf(w, "  %s: the source says %s\n", runLabel(r), c)
+		}
+	}
+}
