@@ -151,19 +151,20 @@ func PickVariant(sets []*Set, name string) ([]*Set, error) {
 
 // SaveSets writes sets to output: one set to output itself; several (the
 // variants of an import) each to PREFIX-VARIANT.json, PREFIX being output
-// without its .json. It returns the files written.
+// without its .json, and the set outside any variant to output. It returns
+// the files written.
 func SaveSets(output string, sets []*Set) ([]string, error) {
 	if len(sets) == 1 {
 		return []string{output}, Save(output, sets[0])
 	}
 	prefix := strings.TrimSuffix(output, ".json")
 	var paths []string
-	for i, s := range sets {
-		v := s.Labels[VariantParam]
-		if v == "" {
-			v = fmt.Sprintf("set%d", i+1)
+	for _, s := range sets {
+		// The benchmarks outside any variant go to output itself.
+		path := output
+		if v := s.Labels[VariantParam]; v != "" {
+			path = prefix + "-" + v + ".json"
 		}
-		path := prefix + "-" + v + ".json"
 		if err := Save(path, s); err != nil {
 			return paths, err
 		}
