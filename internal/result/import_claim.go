@@ -14,8 +14,9 @@ import (
 
 var claimRE = regexp.MustCompile(`^\(?\s*([-+]?)\s*(\d[\d,]*(?:\.(\d*))?)\s*(%?)\s*([A-Za-z][A-Za-z ]*)?\)?\.?$`)
 
-// derivedWords in a header make its column a derived one.
-var derivedWords = []string{"improvement", "faster", "slower", "speedup", "speed-up", "gain", "change", "delta", "diff", "regression", "better", "worse"}
+// derivedWords in a header make its column a derived one. "better" is
+// not one: "Throughput (higher is better)" is a quantity.
+var derivedWords = []string{"improvement", "faster", "slower", "speedup", "speed-up", "gain", "change", "delta", "diff", "regression"}
 
 // isDerivedHeader tells whether a column header names a change rather
 // than a quantity: "Improvement (%)", "vs enforcing", "% faster".
@@ -76,9 +77,10 @@ func parseClaim(cell, header string) (claim, bool) {
 	if m[1] == "-" {
 		sign = -1
 	}
+	// Without a word of its own, a cell means what its header says
+	// ("Improvement (%)": -5.2 is for the worse), else it is a signed
+	// change ("vs enforcing": +1.6%).
 	switch {
-	case m[1] != "" && m[5] == "":
-		c.signed, c.pct = true, sign*v
 	case hasAny(word, "slower", "regression", "worse", "degradation", "loss"):
 		c.pct = -sign * v
 	case hasAny(word, "faster", "improvement", "improved", "better", "gain", "speedup", "speed-up", "quicker"):

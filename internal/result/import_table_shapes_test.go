@@ -366,3 +366,37 @@ func TestSaveSets(t *testing.T) {
 		t.Errorf("the run table: %d benchmarks", len(b))
 	}
 }
+
+// TestParseClaim reads the changes mails write, with the header of their
+// column: the figure as an improvement (positive is for the better) or a
+// signed change of the value.
+func TestParseClaim(t *testing.T) {
+	for _, tc := range []struct {
+		cell, header string
+		pct          float64
+		signed       bool
+	}{
+		{"31.61% faster", "Improvement (%)", 31.61, false},
+		{"31.61", "Improvement (%)", 31.61, false},
+		{"-5.2", "Improvement (%)", -5.2, false},
+		{"(14% faster)", "", 14, false},
+		{"12% slower", "", -12, false},
+		{"+1.6%", "vs enforcing", 1.6, true},
+		{"-32%", "", -32, true},
+		{"10% lower", "", -10, true},
+		{"3% more", "", 3, true},
+	} {
+		c, ok := parseClaim(tc.cell, tc.header)
+		if !ok || c.pct != tc.pct || c.signed != tc.signed {
+			t.Errorf("parseClaim(%q, %q) = %+v, %v; want %v signed %v", tc.cell, tc.header, c, ok, tc.pct, tc.signed)
+		}
+	}
+	for _, bad := range []string{"fast", "10.088 ms", "5"} {
+		if c, ok := parseClaim(bad, ""); ok {
+			t.Errorf("parseClaim(%q) = %+v: not a change", bad, c)
+		}
+	}
+	if isDerivedHeader("Throughput (higher is better)") || !isDerivedHeader("% faster") || !isDerivedHeader("vs enforcing") {
+		t.Errorf("derived headers misread")
+	}
+}
