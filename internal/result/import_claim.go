@@ -12,7 +12,7 @@ import (
 // run's Info (claim, claim-vs: the variant or row it is relative to), and
 // checks it against the values, warning when they do not give it.
 
-var claimRE = regexp.MustCompile(`^\(?\s*([-+]?)\s*(\d[\d,]*(?:\.(\d*))?)\s*(%?)\s*([A-Za-z][A-Za-z ]*)?\)?\.?$`)
+var claimRE = regexp.MustCompile(`^\(?\s*([-+]?)\s*(\d[\d,]*(?:\.(\d*))?)\s*(%|x|×)?\s*([A-Za-z][A-Za-z ]*)?\)?\.?$`)
 
 // derivedWords in a header make its column a derived one. "better" is
 // not one: "Throughput (higher is better)" is a quantity.
@@ -42,6 +42,9 @@ type claim struct {
 	pct      float64
 	signed   bool
 	decimals int
+	// ratio is set for a speed-up as a factor ("1.46x faster": pct is
+	// 1.46), worse for one of a slow-down ("2x slower").
+	ratio, worse bool
 }
 
 // isBaselineCell tells whether a derived cell marks the row the others
@@ -68,6 +71,15 @@ func parseClaim(cell, header string) (claim, bool) {
 	c := claim{text: strings.Trim(strings.TrimSpace(cell), "()"), pct: v, decimals: len(m[3])}
 	if m[4] == "" && !strings.Contains(header, "%") {
 		return claim{}, false
+	}
+	if m[4] == "x" || m[4] == "×" {
+		// A factor says which way with its word alone.
+		w := strings.ToLower(m[5])
+		c.ratio, c.worse = true, hasAny(w, "slower", "worse", "regression")
+		if m[1] != "" || v <= 0 || !c.worse && !hasAny(w, "faster", "speedup", "speed-up", "better", "quicker", "improvement") {
+			return claim{}, false
+		}
+		return c, true
 	}
 	word := strings.ToLower(strings.TrimSpace(m[5]))
 	if word == "" {
@@ -115,6 +127,16 @@ func (c claim) implied(a, b float64, better Better) float64 {
 		return math.NaN()
 	}
 	change := 100 * (b - a) / a
+	if c.ratio {
+		r := a / b
+		if better == Higher {
+			r = b / a
+		}
+		if c.worse {
+			r = 1 / r
+		}
+		return r
+	}
 	if c.signed || better == Higher {
 		return change
 	}
@@ -130,7 +152,7 @@ func (c claim) agrees(a, b float64, better Better) bool {
 	if math.Abs(c.implied(a, b, better)-c.pct) <= tol {
 		return true
 	}
-	return !c.signed && better != Higher && b != 0 && math.Abs(100*(a/b-1)-c.pct) <= tol
+	return !c.signed && !c.ratio && better != Higher && b != 0 && math.Abs(100*(a/b-1)-c.pct) <= tol
 }
 
 // keepClaim records c on r as the mail's claim relative to vs.
@@ -147,5 +169,9 @@ func keepClaim(r *Run, c claim, vs string) {
 // claimWarning says that the values a (the reference) and b do not give
 // a claim about what, and what they give.
 func claimWarning(in *input, line int, c claim, what string, a, b float64, better Better) string {
-	return in.warnf(line, "table: the mail says %q of %s; the values give %.*f%%", c.text, what, c.decimals, c.implied(a, b, better))
+	unit := "%"
+	if c.ratio {
+		unit = "x"
+	}
+	return in.warnf(line, "table: the mail says %q of %s; the values give %.*f%s", c.text, what, c.decimals, c.implied(a, b, better), unit)
 }

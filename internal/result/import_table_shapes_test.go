@@ -391,7 +391,17 @@ func TestParseClaim(t *testing.T) {
 			t.Errorf("parseClaim(%q, %q) = %+v, %v; want %v signed %v", tc.cell, tc.header, c, ok, tc.pct, tc.signed)
 		}
 	}
-	for _, bad := range []string{"fast", "10.088 ms", "5"} {
+	// A factor: 75.54 s → 51.662 s is 1.46x faster, and back 1.46x slower.
+	for _, tc := range []struct {
+		cell string
+		a, b float64
+	}{{"1.46x faster", 75.54, 51.662}, {"1.46× slower", 51.662, 75.54}} {
+		c, ok := parseClaim(tc.cell, "")
+		if !ok || !c.ratio || !c.agrees(tc.a, tc.b, Lower) || c.agrees(tc.b, tc.a, Lower) {
+			t.Errorf("parseClaim(%q) = %+v, %v: want a factor the values give one way only", tc.cell, c, ok)
+		}
+	}
+	for _, bad := range []string{"fast", "10.088 ms", "5", "2x", "-2x faster"} {
 		if c, ok := parseClaim(bad, ""); ok {
 			t.Errorf("parseClaim(%q) = %+v: not a change", bad, c)
 		}
