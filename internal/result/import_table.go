@@ -188,7 +188,7 @@ func findTables(in *input) ([]*table, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, find := range []func(*input, []bool) ([]*table, error){findSpaceTables, findListTables, findTransposedTables} {
+	for _, find := range []func(*input, []bool) ([]*table, error){findSpaceTables, findHeaderlessTables, findListTables, findTransposedTables} {
 		more, err := find(in, used)
 		if err != nil {
 			return nil, err
@@ -382,6 +382,9 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 	nameCol := t.rowVariants(cols)
 	in.variants = in.variants || nameCol >= 0
 	runs := make([]*Run, len(t.rows))
+	// warned holds the columns whose unknown direction was warned of,
+	// once for all the benchmarks of their rows.
+	warned := map[int]bool{}
 	for ri, row := range t.rows {
 		ln := t.lines[ri]
 		params := map[string]string{}
@@ -437,7 +440,8 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 			}
 			if !hasMetric(b, col.name) {
 				dir, known := tableBetter(t.header[c], col.unit)
-				if !known {
+				if !known && !warned[c] {
+					warned[c] = true
 					s.Warnings = append(s.Warnings, in.warnf(t.line, "table: column %q has no known direction: taken as lower is better", t.header[c]))
 				}
 				addMetric(b, Metric{Name: col.name, Unit: col.unit, Better: dir})

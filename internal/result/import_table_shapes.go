@@ -415,6 +415,56 @@ func findSpaceTables(in *input, used []bool) ([]*table, error) {
 	return tables, nil
 }
 
+// findHeaderlessTables finds rows aligned with spaces under no header,
+// each a name and a value, the later ones with the mail's change after
+// the value, as seed mail 000 compares two x86_64 kernels:
+//
+//	6.12 x86_64         37,436
+//	7.2 x86_64          36,392 (-2.8%)
+//
+// Without a remark of change such rows are prose as likely as a table.
+func findHeaderlessTables(in *input, used []bool) ([]*table, error) {
+	var tables []*table
+	n := len(in.lines)
+	row := func(k int) []string {
+		if k >= n || used[k] {
+			return nil
+		}
+		cells := spaceCells(tableLine(in.lines[k]))
+		if len(cells) != 2 || !strings.ContainsAny(cells[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			return nil
+		}
+		if _, _, ok := parseCell(cells[1]); !ok {
+			return nil
+		}
+		return cells
+	}
+	for i := 0; i < n; i++ {
+		if row(i) == nil {
+			continue
+		}
+		t := &table{line: i + 1, kind: spaceTable, header: []string{"name", "value"}}
+		k, claims := i, false
+		for ; row(k) != nil; k++ {
+			cells := row(k)
+			if m := remarkRE.FindStringSubmatch(cells[1]); m != nil && k > i {
+				_, ok := parseClaim(m[1], "")
+				claims = claims || ok
+			}
+			t.rows = append(t.rows, cells)
+			t.lines = append(t.lines, k+1)
+		}
+		if len(t.rows) >= 2 && claims {
+			for j := i; j < k; j++ {
+				used[j] = true
+			}
+			tables = append(tables, t)
+		}
+		i = k - 1
+	}
+	return tables, nil
+}
+
 func anyNumber(cells []string) bool {
 	for _, c := range cells {
 		if _, _, ok := parseCell(c); ok {

@@ -330,3 +330,26 @@ func TestImportTablePerfColumns(t *testing.T) {
 		t.Errorf("warnings %q", sets[0].Warnings)
 	}
 }
+
+// TestImportTableHeaderless reads seed mail 000's two x86_64 kernels,
+// rows of a name and a value under no header, the second with the mail's
+// "(-2.8%)": a variant each, the claim checked against the values, and
+// the direction of an unnamed value warned of once.
+func TestImportTableHeaderless(t *testing.T) {
+	sets := importSets(t, "seed-000-x86.txt")
+	if got := strings.Join(variants(sets), " "); got != "6.12-x86_64 7.2-x86_64" {
+		t.Fatalf("variants %q", got)
+	}
+	a, _ := only(t, sets[0], "table:", "value")
+	b, _ := only(t, sets[1], "table:", "value")
+	if a.Values["value"] != 37436 || b.Values["value"] != 36392 || b.Info["claim"] != "-2.8%" || b.Info["claim-vs"] != "6.12-x86_64" {
+		t.Errorf("values %v %v, info %v", a.Values, b.Values, b.Info)
+	}
+	if w := sets[1].Warnings; len(w) != 1 || !strings.Contains(w[0], `seed-000-x86.txt:4: table: column "value" has no known direction`) {
+		t.Errorf("warnings %q", w)
+	}
+	// Without a remark of change, two such lines are prose.
+	if _, err := Import("prose.txt", []byte("kernel 6.12  was fine\nkernel 7.2   is 5 times slower\n"), "table"); err == nil {
+		t.Errorf("two lines of prose read as a table")
+	}
+}
