@@ -7,19 +7,30 @@ import (
 	"strings"
 )
 
-// The shapes of pasted tables other than the Markdown run table, each from
-// the seed mails (testdata/import/README says which mail and line):
+// The shapes of pasted tables other than the Markdown run table, from the
+// seed mails (testdata/import/README says which mail and line) and issue
+// 17's example of the first:
 //
 // A table aligned with spaces or tabs, under a rule of dashes or with units
 // in its header, read as a Markdown table is:
 //
 //	Run  Mean(us)  Min(us)  Max(us)
+//
+// A table whose rows are the variants compared, which the mail's changes
+// in a derived column or after the values show; each row is a variant:
+//
 //	SELinux mode   kill bogo-ops/sec   vs enforcing
 //	------------   -----------------   ------------
+//	Permissive     70,248              +1.6%
+//
+// and the same under no header, a name and a value a row:
+//
+//	7.2 x86_64          36,392 (-2.8%)
 //
 // A table whose columns are the variants compared, which two or more
 // columns of one unit and a derived column (or the words with, without,
-// before, after) show; each column is a variant, each row a benchmark:
+// before, after, or a version) show; each column is a variant, each row a
+// benchmark:
 //
 //	SMT Mode | With Patch (s) | Without Patch (s) | Improvement (%)
 //	————————————————————————————————————
