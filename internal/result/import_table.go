@@ -24,6 +24,10 @@ import (
 // other text column makes each row a benchmark of its own, with the cell
 // as a parameter. Rows of a table with mean, min and max columns in a unit
 // of time also get a latency summary, as kdelta's latency workloads have.
+// A derived column ("Improvement (%)", "vs enforcing") is no metric: its
+// cells are the mail's claims (import_claim.go). Tables whose rows or
+// columns are the variants compared, and the other shapes users paste, are
+// in import_table_shapes.go.
 //
 // The workload is "table", or the text of a Markdown heading ("## rcu")
 // just above the table. A prose line above it ("Baseline (without fix):")
