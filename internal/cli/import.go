@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 
@@ -8,10 +9,11 @@ import (
 
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/workload"
 )
 
 func newImportCmd() *cobra.Command {
-	var format, output string
+	var format, output, variant, as string
 	var labels []string
 	var rf recordFlags
 	c := &cobra.Command{
@@ -25,32 +27,48 @@ func newImportCmd() *cobra.Command {
 					return err
 				}
 			}
-			merged, err := result.ImportFiles(args, format)
+			sets, err := result.ImportFiles(args, format)
 			if err != nil {
+				return err
+			}
+			if sets, err = result.PickVariant(sets, variant); err != nil {
+				return err
+			}
+			if err := workload.ImportAs(sets, as); err != nil {
 				return err
 			}
 			ls, err := result.ParseLabels(labels)
 			if err != nil {
 				return err
 			}
-			maps.Copy(merged.Labels, ls)
 			rec, err := rf.open(c.Context())
 			if err != nil {
 				return err
 			}
 			defer rec.done(c.ErrOrStderr())
-			if err := rec.record(merged); err != nil {
-				return err
+			for _, s := range sets {
+				maps.Copy(s.Labels, ls)
+				if err := rec.record(s); err != nil {
+					return err
+				}
 			}
 			if output != "" {
-				return result.Save(output, merged)
+				paths, err := result.SaveSets(output, sets)
+				if len(sets) > 1 {
+					fmt.Fprintf(c.ErrOrStderr(), "kdelta: one set per variant: %s\n", strings.Join(paths, " "))
+				}
+				return err
 			}
-			report.Show(c.OutOrStdout(), merged, report.ShowOptions{Runs: true})
+			for _, s := range sets {
+				report.Show(c.OutOrStdout(), s, report.ShowOptions{Runs: true})
+			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "input format (detected when empty): "+strings.Join(result.Formats(), ", "))
-	c.Flags().StringVarP(&output, "output", "o", "", "write the result set to this JSON file")
+	c.Flags().StringVarP(&output, "output", "o", "", "write the result set to this JSON file (a table of variants: one file per variant, FILE-VARIANT.json)")
+	c.Flags().StringVar(&variant, "variant", "", "import only this variant of a table of variants")
+	c.Flags().StringVar(&as, "as", "", "make the imported benchmarks this workload's (its metric names and units), to compare with kdelta run WORKLOAD")
 	c.Flags().StringArrayVar(&labels, "label", nil, "label the result set, k=v (repeatable)")
 	rf.register(c.Flags())
 	return c

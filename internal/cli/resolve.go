@@ -71,7 +71,10 @@ func (r *recorder) record(s *result.Set) error {
 	if r == nil {
 		return nil
 	}
-	r.id = s.ID
+	if r.id != "" {
+		r.id += ", " // the variants of an import
+	}
+	r.id += s.ID
 	return r.st.Save(context.Background(), s)
 }
 

@@ -344,6 +344,10 @@ func compareMetric(all []*result.Benchmark, m result.Metric, opt Options) (Row, 
 	for i, b := range row.Sides[1:] {
 		// Warnings name the sample they are about by the set's letter.
 		so.Names = [2]string{Letter(0), Letter(i + 1)}
+		if figures(a, b) {
+			row.Vs = append(row.Vs, compareFigures(a, b, so))
+			continue
+		}
 		var c stats.Comparison
 		if row.FromSummaries {
 			c = stats.CompareSummaries(a.Summary, b.Summary, so)

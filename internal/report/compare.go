@@ -93,6 +93,9 @@ func compareText(w io.Writer, r *compare.Result) {
 				}
 			}
 		}
+		if figureRowText(w, r, row) {
+			continue
+		}
 		unit := row.Metric.Unit
 		how := "± stddev (CV)"
 		if row.FromSummaries {

@@ -36,6 +36,10 @@ func compareMarkdown(w io.Writer, r *compare.Result) {
 		cells := []string{row.Workload + " " + row.Params, metricLabel(row.Metric)}
 		for i, s := range row.Sides {
 			cells = append(cells, fmt.Sprintf("%s ± %s (n=%d)", Num(s.Summary.Mean), Num(s.Summary.Stddev), s.Summary.N))
+			if i > 0 && row.Figures(i-1) {
+				cells = append(cells, figureCells(row.Vs[i-1], row.Metric)...)
+				continue
+			}
 			if i > 0 {
 				c := row.Vs[i-1]
 				cells = append(cells, Pct(c.Change), Interval(c.CI), fmt.Sprintf("%.3g", c.P), VerdictText(c))

@@ -79,6 +79,7 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 			Num(sm.Mean)+" ± "+Num(sm.Stddev)+unit, fmt.Sprintf("(%.1f%%)", sm.CV),
 			Num(sm.Median), Num(sm.Min), Num(sm.Max))
 	}
+	showClaims(w, measured)
 	showRusage(w, measured)
 	var warm []*result.Run
 	for _, r := range b.Runs {

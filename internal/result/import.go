@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -66,14 +65,22 @@ func Formats() []string {
 // "source" label is its base name. format is one of Formats, or "" to
 // detect the format from signatures in the content; unknown or ambiguous
 // content is an error. Input that cannot be read is a *SyntaxError naming
-// the line and what was expected there.
+// the line and what was expected there. A table of variants (see
+// ImportSets) is one set whose benchmarks carry the variant as a
+// parameter.
 func Import(name string, data []byte, format string) (*Set, error) {
+	s, _, err := importSet(name, data, format)
+	return s, err
+}
+
+// importSet is Import, and tells whether the set holds variants.
+func importSet(name string, data []byte, format string) (*Set, bool, error) {
 	in := newInput(name, data)
 	var im *importer
 	if format == "" {
 		var err error
 		if im, err = detect(in); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	} else {
 		for i := range importers {
@@ -82,11 +89,11 @@ func Import(name string, data []byte, format string) (*Set, error) {
 			}
 		}
 		if im == nil {
-			return nil, fmt.Errorf("unknown import format %q (one of %s)", format, strings.Join(Formats(), ", "))
+			return nil, false, fmt.Errorf("unknown import format %q (one of %s)", format, strings.Join(Formats(), ", "))
 		}
 	}
 	if in.blank() {
-		return nil, in.errorf(1, "empty input: expected %s", im.doc)
+		return nil, false, in.errorf(1, "empty input: expected %s", im.doc)
 	}
 	created := time.Now().UTC().Truncate(time.Second)
 	s := &Set{
@@ -97,10 +104,10 @@ func Import(name string, data []byte, format string) (*Set, error) {
 		Complete: true,
 	}
 	if err := im.read(in, s); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if len(s.Benchmarks) == 0 {
-		return nil, in.errorf(in.lastLine(), "no results found: expected %s", im.doc)
+		return nil, false, in.errorf(in.lastLine(), "no results found: expected %s", im.doc)
 	}
 	// Runs read without a time of their own start when the set does.
 	for _, b := range s.Benchmarks {
@@ -112,7 +119,7 @@ func Import(name string, data []byte, format string) (*Set, error) {
 	}
 	sum := sha256.Sum256(data)
 	s.ID = s.Created.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(sum[:6])
-	return s, nil
+	return s, in.variants, nil
 }
 
 // detect picks the one format whose signature the content holds. Output of
@@ -164,6 +171,8 @@ type input struct {
 	name  string
 	data  []byte
 	lines []string
+	// variants is set by a reader that found variants (VariantParam).
+	variants bool
 }
 
 func newInput(name string, data []byte) *input {
@@ -332,28 +341,4 @@ func slug(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// ImportFiles imports each file (format as Import takes it) into one
-// set: the first file's, with the later files' benchmarks and warnings
-// after its own.
-func ImportFiles(paths []string, format string) (*Set, error) {
-	var merged *Set
-	for _, path := range paths {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		s, err := Import(path, data, format)
-		if err != nil {
-			return nil, err
-		}
-		if merged == nil {
-			merged = s
-			continue
-		}
-		merged.Benchmarks = append(merged.Benchmarks, s.Benchmarks...)
-		merged.Warnings = append(merged.Warnings, s.Warnings...)
-	}
-	return merged, nil
 }

@@ -118,3 +118,37 @@ func FuzzDetect(f *testing.F) {
 		checkImport(t, data, "")
 	})
 }
+
+// FuzzImportTableShapes reads the shapes of pasted tables besides the
+// Markdown run table (aligned with spaces, columns of variants, numbered
+// lists, transposed statistics) through ImportSets: whatever the input,
+// each variant is a valid set of its own, or the input is a *SyntaxError.
+func FuzzImportTableShapes(f *testing.F) {
+	addSeeds(f, "seed-000*", "seed-002-smt.txt", "seed-002-bridge*", "seed-002-per-call.txt")
+	f.Add([]byte("Run  Mean(us)  Min(us)  Max(us)\n1  5  4  6\n2\t7\t3\t9\n"))
+	f.Add([]byte("A | With (s) | Without (s) | Change\n———\nx | 1 | 2 | -50%\ny | - | 2 | baseline\n"))
+	f.Add([]byte("1 - a: 5 s\n2 - b: 4 s (20% faster)\n\n1 2\nmedian: 1 2\nmax: 3us 4us\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkImport(t, data, "table")
+		sets, err := ImportSets("fuzz/in.txt", data, "table")
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, s := range sets {
+			if err := validSet("fuzz/in.txt", s); err != nil {
+				t.Fatal(err)
+			}
+			v := s.Labels[VariantParam]
+			if seen[v] || len(sets) > 1 && v == "" && s != sets[0] {
+				t.Fatalf("variant %q twice or out of place in %d sets", v, len(sets))
+			}
+			seen[v] = true
+			for _, b := range s.Benchmarks {
+				if _, ok := b.Params[VariantParam]; ok && len(sets) > 1 {
+					t.Fatalf("%s: the variant is still a parameter", b.Key())
+				}
+			}
+		}
+	})
+}

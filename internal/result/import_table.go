@@ -1,8 +1,10 @@
 package result
 
 import (
+	"errors"
 	"math"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -22,6 +24,10 @@ import (
 // other text column makes each row a benchmark of its own, with the cell
 // as a parameter. Rows of a table with mean, min and max columns in a unit
 // of time also get a latency summary, as kdelta's latency workloads have.
+// A derived column ("Improvement (%)", "vs enforcing") is no metric: its
+// cells are the mail's claims (import_claim.go). Tables whose rows or
+// columns are the variants compared, and the other shapes users paste, are
+// in import_table_shapes.go.
 //
 // The workload is "table", or the text of a Markdown heading ("## rcu")
 // just above the table. A prose line above it ("Baseline (without fix):")
@@ -67,6 +73,21 @@ func scaleTime(v float64, from, to string) float64 {
 	return x
 }
 
+// headerUnit splits a header into its name and the unit in parentheses at
+// its end ("Time (s)", "Mean(us)"); text in parentheses that is no unit
+// ("6.16 (PREEMPT_RCU)") stays in the name.
+func headerUnit(h string) (name, unit string) {
+	m := tableUnitRE.FindStringSubmatch(h)
+	if m == nil || m[1] == "" || !unitLikeRE.MatchString(m[2]) {
+		return h, ""
+	}
+	return m[1], m[2]
+}
+
+// unitLikeRE is what a unit looks like: a short word of letters, % and /,
+// not a CONFIG_ name or a number.
+var unitLikeRE = regexp.MustCompile(`^(?:%|[A-Za-zµ][A-Za-zµ%/]{0,11})$`)
+
 // tableLine is a line with any mail quoting removed.
 func tableLine(l string) string { return tableQuoteRE.ReplaceAllString(l, "") }
 
@@ -104,10 +125,13 @@ func tableCells(l string) ([]string, bool) {
 }
 
 func detectTable(in *input) int {
-	for i := 0; i+1 < len(in.lines); i++ {
-		if _, ok := tableCells(tableLine(in.lines[i])); ok && isTableSep(tableLine(in.lines[i+1])) {
-			return i + 1
-		}
+	tables, err := findTables(in)
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return se.Line
+	}
+	if len(tables) > 0 {
+		return tables[0].line
 	}
 	return 0
 }
@@ -134,17 +158,57 @@ func missingCell(c string) bool {
 	return false
 }
 
+// approxCell tells whether a cell gives a value only roughly ("~0%"),
+// which is no measurement to compare.
+func approxCell(c string) bool {
+	return strings.HasPrefix(c, "~") || strings.HasPrefix(c, "≈") || strings.HasPrefix(c, "<")
+}
+
 // A table is one table of the file.
 type table struct {
 	line   int // of the header
 	title  string
 	md     bool // the title is a Markdown heading
+	kind   tableKind
 	header []string
 	rows   [][]string
 	lines  []int
 }
 
-func readTable(in *input, s *Set) error {
+// The shapes of tables; see import_table_shapes.go for all but the first.
+type tableKind int
+
+const (
+	pipeTable       tableKind = iota // | A | B | with a separator line
+	spaceTable                       // columns aligned with spaces or tabs
+	listTable                        // 1 - default: 24.221s
+	transposedTable                  // statistics as rows, variants as columns
+)
+
+// findTables finds every table of the input, in the order of their lines.
+func findTables(in *input) ([]*table, error) {
+	used := make([]bool, len(in.lines))
+	tables, err := findPipeTables(in, used)
+	if err != nil {
+		return nil, err
+	}
+	for _, find := range []func(*input, []bool) ([]*table, error){findSpaceTables, findHeaderlessTables, findListTables, findTransposedTables} {
+		more, err := find(in, used)
+		if err != nil {
+			return nil, err
+		}
+		tables = append(tables, more...)
+	}
+	sort.SliceStable(tables, func(i, j int) bool { return tables[i].line < tables[j].line })
+	for _, t := range tables {
+		t.title, t.md = tableTitle(in, t.line-1)
+	}
+	return tables, nil
+}
+
+// findPipeTables finds the tables with cells between pipes, marking their
+// lines used.
+func findPipeTables(in *input, used []bool) ([]*table, error) {
 	var tables []*table
 	n := len(in.lines)
 	for i := 0; i+1 < n; i++ {
@@ -153,7 +217,6 @@ func readTable(in *input, s *Set) error {
 			continue
 		}
 		t := &table{line: i + 1, header: header}
-		t.title, t.md = tableTitle(in, i)
 		k := i + 2
 		for ; k < n; k++ {
 			l := tableLine(in.lines[k])
@@ -165,20 +228,32 @@ func readTable(in *input, s *Set) error {
 				break
 			}
 			if len(cells) != len(header) {
-				return in.errorf(k+1, "expected %d cells as in the header of line %d, found %d", len(header), t.line, len(cells))
+				return nil, in.errorf(k+1, "expected %d cells as in the header of line %d, found %d", len(header), t.line, len(cells))
 			}
 			t.rows = append(t.rows, cells)
 			t.lines = append(t.lines, k+1)
 		}
 		if len(t.rows) == 0 {
-			return in.errorf(min(k+1, n), "expected rows after the table header of line %d", t.line)
+			return nil, in.errorf(min(k+1, n), "expected rows after the table header of line %d", t.line)
+		}
+		for j := i; j < k; j++ {
+			used[j] = true
 		}
 		tables = append(tables, t)
 		i = k - 1
 	}
-	if len(tables) == 0 {
-		return in.errorf(in.firstLine(), "expected a table: a header row '| A | B |' and a separator line '|---|---|'")
+	return tables, nil
+}
+
+func readTable(in *input, s *Set) error {
+	tables, err := findTables(in)
+	if err != nil {
+		return err
 	}
+	if len(tables) == 0 {
+		return in.errorf(in.firstLine(), "expected a table: a header row '| A | B |' and a separator line '|---|---|', columns aligned under a rule of dashes, a numbered list '1 - name: value', or rows of statistics 'median: 1 2'")
+	}
+	numberedVariants(tables)
 	bs := newBenches(s)
 	for ti, t := range tables {
 		workload := "table"
@@ -195,7 +270,16 @@ func readTable(in *input, s *Set) error {
 		if len(tables) == 1 && !t.md && t.title != "" {
 			s.Labels["title"] = t.title
 		}
-		if err := t.read(in, s, bs, workload, base); err != nil {
+		var err error
+		switch t.kind {
+		case listTable:
+			err = t.readList(in, s, bs, workload, base)
+		case transposedTable:
+			err = t.readTransposed(in, s, bs, workload, base)
+		default:
+			err = t.read(in, s, bs, workload, base)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -233,6 +317,8 @@ type tableCol struct {
 	run     bool
 	param   bool
 	missing bool
+	// derived is a column of changes the mail computed (a claim).
+	derived bool
 }
 
 func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[string]string) error {
@@ -243,10 +329,7 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 	nmetric := 0
 	for c, h := range t.header {
 		col := &cols[c]
-		name, unit := h, ""
-		if m := tableUnitRE.FindStringSubmatch(h); m != nil && m[1] != "" {
-			name, unit = m[1], m[2]
-		}
+		name, unit := headerUnit(h)
 		col.name, col.unit = slug(name), unit
 		if col.unit == "%" || strings.HasSuffix(col.name, "%") {
 			// "Improvement (%)" and "Improvement %" name the same column.
@@ -267,6 +350,10 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 		}
 		if tableLabelHeaders[col.name] {
 			col.param = true
+			continue
+		}
+		if t.derivedColumn(c) {
+			col.derived = true
 			continue
 		}
 		first := ""
@@ -293,6 +380,15 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 	if nmetric == 0 {
 		return in.errorf(t.line, "expected a column of numbers in the table (a number per cell, with or without a unit)")
 	}
+	if columnVariants(t.header, cols) {
+		return t.readColumnVariants(in, s, bs, workload, base, cols)
+	}
+	nameCol := t.rowVariants(cols)
+	in.variants = in.variants || nameCol >= 0
+	runs := make([]*Run, len(t.rows))
+	// warned holds the columns whose unknown direction was warned of,
+	// once for all the benchmarks of their rows.
+	warned := map[int]bool{}
 	for ri, row := range t.rows {
 		ln := t.lines[ri]
 		params := map[string]string{}
@@ -300,12 +396,25 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 			params[k] = v
 		}
 		for c, col := range cols {
-			if col.param {
+			if col.param && nameCol < 0 {
 				params[col.name] = row[c]
 			}
 		}
+		if nameCol >= 0 {
+			params[VariantParam] = t.rowLabel(ri, cols, nameCol)
+		}
 		b := bs.get(workload, params)
 		r := addRun(b)
+		runs[ri] = r
+		for c, col := range cols {
+			// A variant's other text cells describe it.
+			if col.param && nameCol >= 0 && c != nameCol {
+				if r.Info == nil {
+					r.Info = map[string]string{}
+				}
+				r.Info[col.name] = row[c]
+			}
+		}
 		for c, col := range cols {
 			cell := row[c]
 			if col.run && cell != "" {
@@ -315,6 +424,10 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 				r.Info["run"] = cell
 			}
 			if !col.metric || missingCell(cell) {
+				continue
+			}
+			if approxCell(cell) {
+				s.Warnings = append(s.Warnings, in.warnf(ln, "table: %q in column %q is approximate; left out", cell, t.header[c]))
 				continue
 			}
 			v, u, ok := parseCell(cell)
@@ -331,7 +444,8 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 			}
 			if !hasMetric(b, col.name) {
 				dir, known := tableBetter(t.header[c], col.unit)
-				if !known {
+				if !known && !warned[c] {
+					warned[c] = true
 					s.Warnings = append(s.Warnings, in.warnf(t.line, "table: column %q has no known direction: taken as lower is better", t.header[c]))
 				}
 				addMetric(b, Metric{Name: col.name, Unit: col.unit, Better: dir})
@@ -340,6 +454,7 @@ func (t *table) read(in *input, s *Set, bs *benches, workload string, base map[s
 		}
 		r.Latency = tableLatency(cols, r.Values)
 	}
+	t.rowClaims(in, s, cols, runs, nameCol)
 	return nil
 }
 

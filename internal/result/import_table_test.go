@@ -90,34 +90,6 @@ func TestImportTableQuoted(t *testing.T) {
 	}
 }
 
-func TestImportTableSMT(t *testing.T) {
-	s := importFile(t, "seed-002-smt.txt", "")
-	if len(s.Benchmarks) != 2 {
-		t.Fatalf("%d benchmarks", len(s.Benchmarks))
-	}
-	on, off := s.Benchmarks[0], s.Benchmarks[1]
-	if on.Params["smt-mode"] != "SMT ON." || off.Params["smt-mode"] != "SMT OFF" {
-		t.Errorf("params %v %v", on.Params, off.Params)
-	}
-	if v := on.Runs[0].Values; v["with-patch"] != 51.662 || v["without-patch"] != 75.540 || v["improvement"] != 31.61 {
-		t.Errorf("SMT ON %v", v)
-	}
-	if v := off.Runs[0].Values; v["with-patch"] != 44.246 || v["without-patch"] != 59.933 || v["improvement"] != 26.18 {
-		t.Errorf("SMT OFF %v", v)
-	}
-	for name, want := range map[string]Metric{
-		"with-patch":  {Name: "with-patch", Unit: "s", Better: Lower},
-		"improvement": {Name: "improvement", Unit: "%", Better: Higher},
-	} {
-		if m := metric(t, on, name); m != want {
-			t.Errorf("metric %+v, want %+v", m, want)
-		}
-	}
-	if on.Runs[0].Latency != nil {
-		t.Errorf("latency %+v in a table without mean, min and max", on.Runs[0].Latency)
-	}
-}
-
 func TestImportTableShapes(t *testing.T) {
 	t.Run("ascii borders, heading, mixed time units", func(t *testing.T) {
 		in := `## rcu latency

@@ -174,7 +174,7 @@ func TestDetect(t *testing.T) {
 		{`^hackbench`, "hackbench"},
 		{`^benchfmt`, "benchfmt"},
 		{`^seed-001`, "perf-stat"},
-		{`^seed-002`, "table"},
+		{`^seed-00[02]`, "table"},
 	}
 	files, err := os.ReadDir(importDir)
 	if err != nil {

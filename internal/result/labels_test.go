@@ -26,23 +26,25 @@ func TestParseLabels(t *testing.T) {
 	}
 }
 
-// TestImportFiles checks that files imported together make one set: the
-// first file's, then the second's benchmarks after its own, each as
-// Import reads it alone; a file that does not read names itself.
+// TestImportFiles checks that files imported together, without variants,
+// make one set: the first file's, then the second's benchmarks after its
+// own, each as Import reads it alone; a file that does not read names
+// itself.
 func TestImportFiles(t *testing.T) {
 	a, b := "testdata/import/hackbench.txt", "testdata/import/perf-bench-sched-pipe.txt"
 	var alone []*result.Set
 	for _, p := range []string{a, b} {
 		s, err := result.ImportFiles([]string{p}, "")
-		if err != nil {
-			t.Fatal(err)
+		if err != nil || len(s) != 1 {
+			t.Fatalf("%s: %d sets, %v", p, len(s), err)
 		}
-		alone = append(alone, s)
+		alone = append(alone, s[0])
 	}
-	got, err := result.ImportFiles([]string{a, b}, "")
-	if err != nil {
-		t.Fatal(err)
+	sets, err := result.ImportFiles([]string{a, b}, "")
+	if err != nil || len(sets) != 1 {
+		t.Fatalf("%d sets, %v; want one", len(sets), err)
 	}
+	got := sets[0]
 	want := append(append([]*result.Benchmark(nil), alone[0].Benchmarks...), alone[1].Benchmarks...)
 	if len(got.Benchmarks) != len(want) || len(want) < 2 {
 		t.Fatalf("%d benchmarks, want %d (and two files' worth)", len(got.Benchmarks), len(want))
