@@ -220,3 +220,64 @@ func ParseWorkloadRef(s string) (string, map[string]string, error) {
 	}
 	return name, params, nil
 }
+
+// FromSets builds the series that q asks for from sets in memory (kdelta
+// series' boots), as Load builds them from the store: each set's
+// benchmarks of q.Workload whose parameters include q.Params, their
+// measured values of q.Metric (or each benchmark's first metric). Sets
+// without the workload add nothing.
+func FromSets(sets []*result.Set, q Query) ([]*Series, error) {
+	if err := q.ChangePoints.Validate(); err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	var samples []store.Sample
+	for _, s := range sets {
+		for bi, b := range s.Benchmarks {
+			if b.Workload != q.Workload || !hasParams(b.Params, q.Params) || len(b.Metrics) == 0 {
+				continue
+			}
+			m := b.Metrics[0]
+			if q.Metric != "" {
+				i := slices.IndexFunc(b.Metrics, func(m result.Metric) bool { return m.Name == q.Metric })
+				if i < 0 {
+					continue
+				}
+				m = b.Metrics[i]
+			}
+			samples = append(samples, store.Sample{SetID: s.ID, Created: s.Created, Labels: s.Labels, Bench: bi, Params: b.Params, Metric: m, Values: b.Values(m.Name)})
+		}
+	}
+	return build(samples, q)
+}
+
+// hasParams tells whether have includes every parameter of want.
+func hasParams(have, want map[string]string) bool {
+	for k, v := range want {
+		if have[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Across builds the series of every workload in sets (in the order they
+// first appear) by label by, each of its first metric, as kdelta series
+// prints them after its boots.
+func Across(sets []*result.Set, by string, cp stats.ChangePointOptions) ([]*Series, error) {
+	var out []*Series
+	seen := map[string]bool{}
+	for _, s := range sets {
+		for _, b := range s.Benchmarks {
+			if seen[b.Workload] {
+				continue
+			}
+			seen[b.Workload] = true
+			hs, err := FromSets(sets, Query{By: by, Workload: b.Workload, ChangePoints: cp})
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, hs...)
+		}
+	}
+	return out, nil
+}

@@ -236,3 +236,35 @@ func TestParseWorkloadRef(t *testing.T) {
 		}
 	}
 }
+
+// TestAcross checks the series made from sets in memory, as kdelta series
+// makes them after its boots: one per benchmark, points in version order
+// whatever order the sets come in, and a planted step found at its build.
+func TestAcross(t *testing.T) {
+	r := mrand.New(mrand.NewPCG(1, 2))
+	set := func(kernel string, centre float64) *result.Set {
+		b := &result.Benchmark{Workload: "rcu", Metrics: []result.Metric{{Name: "mean", Unit: "ms", Better: result.Lower}}}
+		for i := 0; i < 8; i++ {
+			b.Runs = append(b.Runs, &result.Run{Index: i, Status: result.StatusOK, Values: map[string]float64{"mean": centre * (1 + 0.02*r.NormFloat64())}})
+		}
+		return &result.Set{ID: "id-" + kernel, Labels: map[string]string{"kernel": kernel}, Benchmarks: []*result.Benchmark{b}}
+	}
+	sets := []*result.Set{set("6.1.0-57-cloud-amd64", 0.01), set("6.1.0-55-cloud-amd64", 8), set("6.1.0-56-cloud-amd64", 8)}
+	hs, err := Across(sets, "kernel", stats.ChangePointOptions{MinMagnitude: 0.05, Alpha: 0.01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != 1 || len(hs[0].Points) != 3 {
+		t.Fatalf("series %+v", hs)
+	}
+	var labels []string
+	for _, p := range hs[0].Points {
+		labels = append(labels, p.Label)
+	}
+	if want := []string{"6.1.0-55-cloud-amd64", "6.1.0-56-cloud-amd64", "6.1.0-57-cloud-amd64"}; !slices.Equal(labels, want) {
+		t.Errorf("points %v, want %v", labels, want)
+	}
+	if len(hs[0].Steps) != 1 || hs[0].Steps[0].Index != 2 {
+		t.Errorf("steps %+v, want one at 6.1.0-57", hs[0].Steps)
+	}
+}

@@ -1,0 +1,54 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/history"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// WriteSeries is kdelta series' ending: the history of each workload
+// across the builds, in version order, with its change points, and for
+// each step the two builds on either side and what differs between their
+// fingerprints (the guests' own), so a step is told from a setup change.
+func WriteSeries(w io.Writer, hs []*history.Series, sets []*result.Set, opt stats.ChangePointOptions) error {
+	if err := WriteHistory(w, hs, opt, "text"); err != nil {
+		return err
+	}
+	byLabel := map[string]*result.Set{}
+	for _, s := range sets {
+		for _, h := range hs {
+			if v, ok := s.Labels[h.By]; ok && byLabel[v] == nil {
+				byLabel[v] = s
+			}
+		}
+	}
+	for _, h := range hs {
+		for _, cp := range h.Steps {
+			if cp.Index < 1 || cp.Index >= len(h.Points) {
+				continue
+			}
+			before, after := h.Points[cp.Index-1].Label, h.Points[cp.Index].Label
+			fmt.Fprintf(w, "\n%s: the step is between %s and %s\n", h.Key(), before, after)
+			a, b := byLabel[before], byLabel[after]
+			if a == nil || b == nil || a.Env == nil || b.Env == nil {
+				fmt.Fprintln(w, "  (no fingerprint of one side)")
+				continue
+			}
+			lines := compare.EnvDiff(a.Env, b.Env)
+			if len(lines) == 0 {
+				fmt.Fprintln(w, "  the fingerprints do not differ")
+			}
+			for _, l := range lines {
+				fmt.Fprintln(w, "  "+l)
+			}
+			if ca, cb := a.Labels["cmdline"], b.Labels["cmdline"]; ca != cb {
+				fmt.Fprintf(w, "  ! cmdline: %q -> %q\n", ca, cb)
+			}
+		}
+	}
+	return nil
+}
