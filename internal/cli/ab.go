@@ -260,7 +260,7 @@ func (s *sessionFlags) showCells(stdout, stderr io.Writer, o abtest.Options, res
 	r, loc := res.Report(o), ""
 	if rec != nil {
 		// Each set's line is said here, not once by rec.done.
-		loc, rec.id = rec.st.Location(), ""
+		loc, rec.ids = rec.st.Location(), nil
 	}
 	saved := r.WriteSaved(stderr, loc)
 	if o.Output == "" && rec == nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -44,8 +46,8 @@ func (rf *recordFlags) register(f *pflag.FlagSet) {
 
 // A recorder saves a set in the store, again after every run of it.
 type recorder struct {
-	st store.Store
-	id string
+	st  store.Store
+	ids []string // the sets saved, each once (the variants of an import)
 }
 
 // open opens the store for recording, or returns nil with --no-store. The
@@ -71,10 +73,9 @@ func (r *recorder) record(s *result.Set) error {
 	if r == nil {
 		return nil
 	}
-	if r.id != "" {
-		r.id += ", " // the variants of an import
+	if !slices.Contains(r.ids, s.ID) {
+		r.ids = append(r.ids, s.ID)
 	}
-	r.id += s.ID
 	return r.st.Save(context.Background(), s)
 }
 
@@ -83,8 +84,8 @@ func (r *recorder) done(stderr io.Writer) {
 	if r == nil {
 		return
 	}
-	if r.id != "" {
-		fmt.Fprintf(stderr, "kdelta: recorded as %s in %s\n", r.id, r.st.Location())
+	if len(r.ids) > 0 {
+		fmt.Fprintf(stderr, "kdelta: recorded as %s in %s\n", strings.Join(r.ids, ", "), r.st.Location())
 	}
 	r.st.Close()
 }
