@@ -56,7 +56,7 @@ func Run(ctx context.Context, cells []Cell, specs []workload.Spec, opt RunOption
 	if len(cells) == 0 {
 		return nil, errors.New("no cells to run")
 	}
-	r := &cellRunner{opt: opt, specs: specs, cells: cells}
+	r := &cellRunner{opt: opt, specs: specs, cells: cells, session: opt.Runner.Session}
 	for _, c := range cells {
 		o := *opt.Runner
 		o.Labels = map[string]string{}
@@ -68,6 +68,12 @@ func Run(ctx context.Context, cells []Cell, specs []workload.Spec, opt RunOption
 		}
 		o.Env = nil
 		r.sets = append(r.sets, runner.NewSet(specs, &o))
+	}
+	// The cells alternate run by run: they share one session, the first
+	// set's id unless the caller names one, so that their comparison is
+	// within sessions.
+	if r.session == "" {
+		r.session = r.sets[0].ID
 	}
 	for i := range r.sets {
 		if err := r.save(i); err != nil {
@@ -104,6 +110,8 @@ type cellRunner struct {
 	sets   []*result.Set
 	done   int
 	rounds int // rounds run, for the random order's seed
+	// session is the one session of every cell's runs.
+	session string
 }
 
 func (r *cellRunner) Sets() []*result.Set { return r.sets }
@@ -208,6 +216,7 @@ func (r *cellRunner) step(ctx context.Context, i int, warm bool) error {
 		o.Repeat, o.Warmup = 0, 1
 	}
 	o.Output, o.Record, o.Progress, o.Env, o.Warnings = "", nil, nil, nil, nil
+	o.Session = r.session
 	if r.opt.Progress != nil {
 		r.done++
 		what := "run"

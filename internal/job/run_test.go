@@ -124,6 +124,10 @@ func TestRunOrders(t *testing.T) {
 					if r.Status != result.StatusOK || r.Info[InfoPrefix+"sys.kernel.fake"] != want {
 						t.Errorf("set %d run %d: %s %s, knob %q", i, r.Index, r.Status, r.Reason, r.Info[InfoPrefix+"sys.kernel.fake"])
 					}
+					// The cells alternate in one session, the first set's.
+					if r.Session != sets[0].ID {
+						t.Errorf("set %d run %d: session %q, want the shared %q", i, r.Index, r.Session, sets[0].ID)
+					}
 				}
 				if len(idx) != 4 || idx[0] != 0 || idx[1] != 0 || idx[3] != 2 || !s.Benchmarks[0].Runs[0].Warmup {
 					t.Errorf("set %d: run indexes %v", i, idx)

@@ -157,6 +157,14 @@ type Run struct {
 	Start  time.Time `json:"start"`
 	Status string    `json:"status"`
 	Reason string    `json:"reason,omitempty"`
+	// Session names the session the run was measured in: one kdelta run
+	// invocation, one boot of a kernel under test. Runs of one session
+	// share its state (the host's load and frequency, cache and memory
+	// placement), so a comparison across sessions has the session, not the
+	// run, as its unit of replication. The interleaved cells of kdelta ab
+	// share their sessions. An empty Session (sets written before sessions
+	// were recorded, imports) is the set's own single session.
+	Session string `json:"session,omitempty"`
 	// ExitCode is the child's exit status, or -1 when a signal ended it.
 	ExitCode int    `json:"exit_code"`
 	Signal   string `json:"signal,omitempty"`
@@ -404,6 +412,29 @@ func (b *Benchmark) Values(m string) []float64 {
 		}
 	}
 	return v
+}
+
+// SessionValues returns metric m over the measured runs of b grouped by
+// session, the sessions in the order of their first run and the runs of
+// each in run order, with the sessions' names ("" for the set's own single
+// session, which runs without a session belong to).
+func (b *Benchmark) SessionValues(m string) (values [][]float64, sessions []string) {
+	at := map[string]int{}
+	for _, r := range b.Measured() {
+		x, ok := r.Values[m]
+		if !ok {
+			continue
+		}
+		i, seen := at[r.Session]
+		if !seen {
+			i = len(values)
+			at[r.Session] = i
+			values = append(values, nil)
+			sessions = append(sessions, r.Session)
+		}
+		values[i] = append(values[i], x)
+	}
+	return values, sessions
 }
 
 // Key names a benchmark within a set: its workload and its parameters.

@@ -2,6 +2,7 @@ package result
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,37 @@ func TestMetricWorse(t *testing.T) {
 		if got := (Metric{Name: "m", Better: tt.better}).Worse(tt.change); got != tt.worse {
 			t.Errorf("better %q, change %+.2f: worse %v, want %v", tt.better, tt.change, got, tt.worse)
 		}
+	}
+}
+
+// TestSessionValues checks the grouping of runs into sessions: in the
+// order of their first run, runs without a session in the set's own, and
+// warm-ups, failed runs and runs without the metric left out.
+func TestSessionValues(t *testing.T) {
+	run := func(session string, v float64) *Run {
+		return &Run{Status: StatusOK, Session: session, Values: map[string]float64{"m": v}}
+	}
+	b := &Benchmark{Runs: []*Run{
+		run("s2", 1), run("s1", 2), {Status: StatusOK, Warmup: true, Session: "s3", Values: map[string]float64{"m": 9}},
+		run("s2", 3), {Status: StatusFailed, Session: "s4"}, run("", 4), {Status: StatusOK, Session: "s5"},
+	}}
+	vals, ids := b.SessionValues("m")
+	want := [][]float64{{1, 3}, {2}, {4}}
+	if len(vals) != 3 || strings.Join(ids, ",") != "s2,s1," {
+		t.Fatalf("sessions %q values %v, want s2, s1 and the set's own", ids, vals)
+	}
+	for i := range want {
+		if fmt.Sprint(vals[i]) != fmt.Sprint(want[i]) {
+			t.Errorf("session %q: %v, want %v", ids[i], vals[i], want[i])
+		}
+	}
+	// A run's session survives JSON; an old run without one reads as "".
+	data, err := json.Marshal(run("20260727T090000-ab12", 1))
+	if err != nil || !strings.Contains(string(data), `"session":"20260727T090000-ab12"`) {
+		t.Fatalf("%s, %v", data, err)
+	}
+	var back Run
+	if err := json.Unmarshal([]byte(`{"status":"ok","values":{"m":1}}`), &back); err != nil || back.Session != "" {
+		t.Errorf("old run: session %q, %v", back.Session, err)
 	}
 }

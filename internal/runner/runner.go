@@ -71,6 +71,10 @@ type Options struct {
 	// RunInfo is recorded in every run's Info (the shield, as
 	// sysinfo.Shield says it).
 	RunInfo map[string]string
+	// Session names the session every run is recorded in (result.Run's
+	// Session); "" is the set's id, a session of its own. The cells of
+	// an interleaved job pass the one session they share.
+	Session string
 }
 
 // ErrInterrupted is returned when the session was stopped by a signal;
@@ -323,6 +327,7 @@ func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp worklo
 		}
 		r.Info[k] = v
 	}
+	r.Session = sessionOf(set, opt)
 	if kmsg != nil {
 		noteRTThrottling(set, b, r, idx, warm, kmsg)
 	}
@@ -377,6 +382,14 @@ func noteRTThrottling(set *result.Set, b *result.Benchmark, r *result.Run, idx i
 			return
 		}
 	}
+}
+
+// sessionOf is the session the runs of set are recorded in.
+func sessionOf(set *result.Set, opt *Options) string {
+	if opt.Session != "" {
+		return opt.Session
+	}
+	return set.ID
 }
 
 func finish(set *result.Set, save func() error, err error) error {

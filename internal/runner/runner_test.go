@@ -65,6 +65,10 @@ func TestRunInterleavesAndSaves(t *testing.T) {
 			if r.WallSec <= 0 || r.UserSec+r.SysSec <= 0 {
 				t.Errorf("%s: no resource usage recorded: %+v", b.Workload, r)
 			}
+			// One invocation is one session, named by the set.
+			if r.Session != set.ID {
+				t.Errorf("%s run %d: session %q, want the set's id %q", b.Workload, r.Index, r.Session, set.ID)
+			}
 		}
 	}
 	// Interleaved: run starts alternate between the two benchmarks.
