@@ -153,6 +153,17 @@ type Comparison struct {
 	// side would settle the question; 0 when more runs cannot help or
 	// nothing allows an estimate.
 	NeedRuns int
+	// NeedSessions estimates, for an inconclusive comparison across
+	// sessions that more runs cannot settle, how many sessions a side
+	// would; 0 otherwise.
+	NeedSessions int
+	// BelowNoise is set when an inconclusive change is too small for any
+	// bounded number of runs or sessions to settle against the noise
+	// measured: it sits on the threshold, or far below the host's noise.
+	BelowNoise bool
+	// Design says how the runs were grouped into sessions, when the
+	// comparison knew (CompareSessions, and compare for Compare's rows).
+	Design Design
 	// Warnings are problems with the data or the options, for the user.
 	Warnings []string
 }
@@ -246,6 +257,10 @@ func Compare(a, b []float64, opt Options) Comparison {
 func decide(c *Comparison, n1, n2, nMin int, reachable bool) {
 	if c.Verdict = Decide(c.P, c.CI, reachable, c.Options); c.Verdict == Inconclusive {
 		c.NeedRuns = needRuns(*c, n1, n2, nMin, reachable)
+	}
+	if c.NeedRuns >= maxNeedRuns {
+		// No practical number of runs settles it: say so, not a count.
+		c.NeedRuns, c.BelowNoise = 0, true
 	}
 }
 

@@ -11,6 +11,13 @@
 // so a verdict never rests on a p-value and an interval that contradict each
 // other.
 //
+// Runs are independent only within one session (one kdelta run, one
+// boot): CompareSessions judges samples measured in separate sessions with
+// a two-level model, runs nested in sessions, whose session term comes
+// from the samples' own sessions or, for a single session a side, from
+// the host's SessionNoise (kdelta calibrate); without it such a comparison
+// claims nothing. sessions.go derives it.
+//
 // Samples are given in run order; the warm-up warning relies on it. No
 // function modifies the slices it is given.
 //
