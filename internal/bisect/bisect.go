@@ -133,7 +133,17 @@ func (j *Judge) compareWith(ref *result.Set, b *result.Benchmark, measured int, 
 	if note != "" {
 		j.warn(note)
 	}
-	return compare.Metric(o, b, m.Name, j.opt.Compare)
+	return compare.Metric(o, b, m.Name, j.runsOnly())
+}
+
+// runsOnly is the judge's comparison options. A measurement now and a
+// reference are two sessions, whose difference of state the judge cannot
+// yet tell from a change (issue 15: it does not read the host's session
+// noise); it judges their runs as independent, as it always has.
+func (j *Judge) runsOnly() compare.Options {
+	o := j.opt.Compare
+	o.RunsOnly = true
+	return o
 }
 
 func (j *Judge) warn(w string) {
@@ -216,7 +226,7 @@ func (j *Judge) badStep(b *result.Benchmark, measured int, m result.Metric) *sta
 		j.warn(fmt.Sprintf("%s: not in the bad set: good alone decides", b.Key()))
 		return nil
 	}
-	step, err := compare.Metric(gb, bb, m.Name, j.opt.Compare)
+	step, err := compare.Metric(gb, bb, m.Name, j.runsOnly())
 	if err != nil {
 		j.warn(fmt.Sprintf("%s: bad against good: %v: good alone decides", b.Key(), err))
 		return nil

@@ -75,12 +75,9 @@ func TestCompareDetectsCPUHog(t *testing.T) {
 			verdict = f[17]
 		}
 	}
-	if verdict != "regressed" {
-		t.Errorf("messaging with a CPU hog: verdict %q, want regressed\n%s", verdict, stdout.String())
-	}
-	// --fail-on regression turns the verdict into exit status 1.
-	args = append(args[:3], "--fail-on", "regression")
-	if code := cli.Main(context.Background(), args, &stdout, &stderr); code != 1 {
-		t.Errorf("compare --fail-on regression: exit %d, want 1", code)
+	// Two runs of kdelta are two sessions: without the host's session
+	// noise, no claim, however large the change.
+	if verdict != "inconclusive" {
+		t.Errorf("messaging with a CPU hog, one session each: verdict %q, want inconclusive\n%s", verdict, stdout.String())
 	}
 }

@@ -28,8 +28,8 @@ func TestUsageNeedsLinux(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
 	ns := []float64{100, 101.5, 99.2, 100.4, 98.9}
 	value := []float64{50, 51, 49.5, 50.2, 50.6}
-	a := withEnv(t, goldenSet(t, dir, "a", "6.15", ns, value, false), "6.15.0")
-	b := withEnv(t, goldenSet(t, dir, "b", "6.16", scaledBy(1.1, ns), value, false), "6.16.0")
+	a := withEnv(t, goldenSet(t, dir, "a", "6.15", "", ns, value, false), "6.15.0")
+	b := withEnv(t, goldenSet(t, dir, "b", "6.16", "", scaledBy(1.1, ns), value, false), "6.16.0")
 	for _, tt := range []struct {
 		args []string
 		says string

@@ -19,6 +19,16 @@ import (
 // Options control a comparison.
 type Options struct {
 	Stats stats.Options // Alpha, Threshold, Test; Better comes from each metric
+	// Noise gives the host's session noise of a metric of the baseline's
+	// benchmark b in set (kdelta calibrate's), for the comparisons with a
+	// single session on a side; nil, or an unknown SessionNoise, knows
+	// none, and such comparisons claim nothing.
+	Noise func(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise
+	// RunsOnly judges the runs of separate sessions as independent, the
+	// rule before sessions were known: bisect-run's judge, which compares
+	// a measurement now with a reference of another session, keeps it
+	// until it reads the host's session noise.
+	RunsOnly bool
 }
 
 // An Input is one result set with the name its column gets.
@@ -95,6 +105,10 @@ type Side struct {
 	// FromSummary is set when only mean, standard error and n are known
 	// (an imported perf stat -r block).
 	FromSummary bool
+	// Sessions are Values by session, and SessionIDs their names; a
+	// set's runs without a session are its own single session.
+	Sessions   [][]float64
+	SessionIDs []string
 }
 
 // A Row is one workload × metric across the sets.
@@ -190,7 +204,7 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		matched++
 		all := append([]*result.Benchmark{bb}, others...)
 		for mi, m := range bb.Metrics {
-			row, ok := compareMetric(all, m, opt)
+			row, ok := compareMetric(all, base, m, opt)
 			if !ok {
 				continue
 			}
@@ -299,7 +313,7 @@ func Metric(base, b *result.Benchmark, name string, opt Options) (stats.Comparis
 		if m.Name != name {
 			continue
 		}
-		if row, ok := compareMetric([]*result.Benchmark{base, b}, m, opt); ok {
+		if row, ok := compareMetric([]*result.Benchmark{base, b}, nil, m, opt); ok {
 			return row.Vs[0], nil
 		}
 		break
@@ -307,9 +321,17 @@ func Metric(base, b *result.Benchmark, name string, opt Options) (stats.Comparis
 	return stats.Comparison{}, fmt.Errorf("no values of %s on both sides", name)
 }
 
-func side(b *result.Benchmark, metric string) (Side, bool) {
+// side is b's figures of metric, the i-th side of a row.
+func side(b *result.Benchmark, i int, metric string) (Side, bool) {
 	if v := b.Values(metric); len(v) > 0 {
-		return Side{Values: v, Summary: stats.Summarize(v)}, true
+		ss, ids := b.SessionValues(metric)
+		for k, id := range ids {
+			if id == "" {
+				// The set's own session: no other side's.
+				ids[k] = fmt.Sprintf("\x00side %d", i)
+			}
+		}
+		return Side{Values: v, Summary: stats.Summarize(v), Sessions: ss, SessionIDs: ids}, true
 	}
 	if s, ok := b.Summaries[metric]; ok && s.N > 0 {
 		sd := s.StdErr * math.Sqrt(float64(s.N))
@@ -328,10 +350,19 @@ func cv(sd, mean float64) float64 {
 	return 100 * sd / math.Abs(mean)
 }
 
-func compareMetric(all []*result.Benchmark, m result.Metric, opt Options) (Row, bool) {
+// compareMetric compares metric m of the benchmarks all, the baseline
+// first, from set base (nil when unknown: no session noise is looked up).
+//
+// Which test judges a pair is the design of its sessions: sides measured
+// in the same sessions (kdelta ab's interleaved cells) are compared run by
+// run, the session's state falling on both alike; sides of separate
+// sessions over their sessions (stats.CompareSessions), with the host's
+// session noise for a side of one session; summaries, each one session
+// of its own, likewise (stats.CompareSummarySessions).
+func compareMetric(all []*result.Benchmark, base *result.Set, m result.Metric, opt Options) (Row, bool) {
 	row := Row{Workload: all[0].Workload, Params: result.FormatParams(all[0].Params), Metric: m}
-	for _, b := range all {
-		s, ok := side(b, m.Name)
+	for i, b := range all {
+		s, ok := side(b, i, m.Name)
 		if !ok {
 			return Row{}, false
 		}
@@ -340,6 +371,10 @@ func compareMetric(all []*result.Benchmark, m result.Metric, opt Options) (Row, 
 	}
 	so := opt.Stats
 	so.Better = m.Better
+	var noise stats.SessionNoise
+	if opt.Noise != nil && base != nil && !opt.RunsOnly {
+		noise = opt.Noise(base, all[0], m.Name)
+	}
 	a := row.Sides[0]
 	for i, b := range row.Sides[1:] {
 		// Warnings name the sample they are about by the set's letter.
@@ -349,14 +384,39 @@ func compareMetric(all []*result.Benchmark, m result.Metric, opt Options) (Row, 
 			continue
 		}
 		var c stats.Comparison
-		if row.FromSummaries {
+		switch {
+		case row.FromSummaries && opt.RunsOnly:
 			c = stats.CompareSummaries(a.Summary, b.Summary, so)
-		} else {
+		case row.FromSummaries:
+			c = stats.CompareSummarySessions(a.Summary, b.Summary, noise, so)
+		case opt.RunsOnly:
 			c = stats.Compare(a.Values, b.Values, so)
+		case sameSessions(a.SessionIDs, b.SessionIDs):
+			c = stats.Compare(a.Values, b.Values, so)
+			c.Design = stats.Design{Shared: true, Sessions: [2]int{len(a.Sessions), len(b.Sessions)}, Runs: [2]int{len(a.Values), len(b.Values)}}
+		default:
+			c = stats.CompareSessions(a.Sessions, b.Sessions, noise, so)
 		}
 		row.Vs = append(row.Vs, c)
 	}
 	return row, true
+}
+
+// sameSessions tells whether two sides were measured in the same sessions.
+func sameSessions(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	in := map[string]bool{}
+	for _, id := range a {
+		in[id] = true
+	}
+	for _, id := range b {
+		if !in[id] {
+			return false
+		}
+	}
+	return true
 }
 
 func latencyTable(all []*result.Benchmark) (LatencyTable, bool) {

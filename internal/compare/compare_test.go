@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -8,13 +9,80 @@ import (
 	"github.com/kdelta/kdelta/internal/stats"
 )
 
+// set is a set of one benchmark whose runs took values, all in the one
+// session "s1" that every set of these tests shares, as kdelta ab's
+// interleaved cells do: the run-level verdict judges them.
 func set(labels map[string]string, warnings []string, values ...float64) *result.Set {
+	return sessionSet(labels, warnings, []string{"s1"}, values...)
+}
+
+// sessionSet is set with its runs spread over sessions in turn.
+func sessionSet(labels map[string]string, warnings []string, sessions []string, values ...float64) *result.Set {
 	b := &result.Benchmark{Workload: "syscall", Params: map[string]string{"calls": "10"},
 		Metrics: []result.Metric{{Name: "ns/call", Unit: "ns", Better: result.Lower}}}
 	for i, v := range values {
-		b.Runs = append(b.Runs, &result.Run{Index: i, Status: result.StatusOK, Values: map[string]float64{"ns/call": v}})
+		b.Runs = append(b.Runs, &result.Run{Index: i, Status: result.StatusOK, Session: sessions[i%len(sessions)], Values: map[string]float64{"ns/call": v}})
 	}
 	return &result.Set{Schema: result.Schema, Labels: labels, Warnings: warnings, Benchmarks: []*result.Benchmark{b}}
+}
+
+// TestCompareDesigns checks that the design of the sessions picks the
+// test: shared sessions the run-level one; one session a side (runs
+// without a session, as old sets and imports have) no claim without the
+// host's session noise and the widened interval with it; several sessions
+// a side the test over sessions; summaries one session each.
+func TestCompareDesigns(t *testing.T) {
+	slow := []float64{120, 121, 119, 120, 122, 120, 121, 119}
+	base := []float64{100, 101, 99, 100, 102, 100, 101, 99}
+	noise := func(*result.Set, *result.Benchmark, string) stats.SessionNoise {
+		return stats.SessionNoise{SD: 0.03, MeanSD: 0.03, Runs: 8, DF: 7}
+	}
+	summary := func(mean float64) *result.Set {
+		s := sessionSet(nil, nil, []string{""})
+		s.Benchmarks[0].Summaries = map[string]result.Summary{"ns/call": {N: 10, Mean: mean, StdErr: 0.3}}
+		return s
+	}
+	for _, tt := range []struct {
+		name    string
+		a, b    *result.Set
+		noise   func(*result.Set, *result.Benchmark, string) stats.SessionNoise
+		want    stats.Verdict
+		design  stats.Design
+		unknown bool
+	}{
+		{"shared session", set(nil, nil, base...), set(nil, nil, slow...), nil, stats.Regressed,
+			stats.Design{Shared: true, Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}}, false},
+		{"one session each, noise unknown", sessionSet(nil, nil, []string{""}, base...), sessionSet(nil, nil, []string{""}, slow...), nil, stats.Inconclusive,
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}, NoiseUnknown: true}, true},
+		{"one session each, calibrated", sessionSet(nil, nil, []string{"a"}, base...), sessionSet(nil, nil, []string{"b"}, slow...), noise, stats.Regressed,
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}, Noise: noise(nil, nil, "")}, false},
+		{"four sessions each", sessionSet(nil, nil, []string{"a1", "a2", "a3", "a4"}, base...), sessionSet(nil, nil, []string{"b1", "b2", "b3", "b4"}, slow...), nil, stats.Regressed,
+			stats.Design{Sessions: [2]int{4, 4}, Runs: [2]int{8, 8}}, false},
+		{"summaries, noise unknown", summary(100), summary(120), nil, stats.Inconclusive,
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{10, 10}, NoiseUnknown: true}, true},
+		{"summaries, calibrated", summary(100), summary(120), noise, stats.Regressed,
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{10, 10}, Noise: noise(nil, nil, "")}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := Compare([]Input{{"a", tt.a}, {"b", tt.b}}, Options{Noise: tt.noise})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := r.Rows[0].Vs[0]
+			if c.Verdict != tt.want || c.Design != tt.design {
+				t.Errorf("%s %+v, want %s %+v", c.Verdict, c.Design, tt.want, tt.design)
+			}
+			// Unknown noise still says what changed, with no interval.
+			if tt.unknown && (c.Change < 0.19 || c.Change > 0.21 || !math.IsInf(c.CI[1], 1)) {
+				t.Errorf("change %v CI %v, want +20%% and no bound", c.Change, c.CI)
+			}
+		})
+	}
+	// RunsOnly judges separate sessions run by run, as bisect-run does.
+	a, b := sessionSet(nil, nil, []string{""}, base...), sessionSet(nil, nil, []string{""}, slow...)
+	if c, err := Metric(a.Benchmarks[0], b.Benchmarks[0], "ns/call", Options{RunsOnly: true}); err != nil || c.Verdict != stats.Regressed {
+		t.Errorf("RunsOnly: %s, %v", c.Verdict, err)
+	}
 }
 
 func TestCompareCarriesSetWarnings(t *testing.T) {

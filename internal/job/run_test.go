@@ -245,7 +245,8 @@ func TestCellsAndExpand(t *testing.T) {
 }
 
 // TestWriteSweep checks the sweep table and the verdicts of simulated
-// variants: b is 20% slower than a at every point, from a fixed seed.
+// variants: b is 20% slower than a at every point, from a fixed seed. The
+// cells' runs share one session, as Run's do, so the runs are judged.
 func TestWriteSweep(t *testing.T) {
 	vs := []Variant{{Name: "a"}, {Name: "b"}}
 	smt, _ := ParseAxis("smt=on,off")
@@ -260,7 +261,7 @@ func TestWriteSweep(t *testing.T) {
 			base = 1.2
 		}
 		for k := 0; k < 6; k++ {
-			b.Runs = append(b.Runs, &result.Run{Status: result.StatusOK, Values: map[string]float64{"time": base * (1 + 0.01*float64(k%3))}})
+			b.Runs = append(b.Runs, &result.Run{Status: result.StatusOK, Session: "job", Values: map[string]float64{"time": base * (1 + 0.01*float64(k%3))}})
 		}
 		s.Benchmarks = []*result.Benchmark{b}
 		sets = append(sets, s)

@@ -53,12 +53,77 @@ func Pct(x float64) string {
 	return fmt.Sprintf("%+.*f%%", prec, x*100)
 }
 
-// VerdictText is the verdict with the runs needed when inconclusive.
+// NoiseUnknownText is the verdict of a comparison with one session on a
+// side and no session noise known for the host, after "inconclusive: ".
+const NoiseUnknownText = "session noise unknown here: run `kdelta calibrate` or compare interleaved (`ab`, `vm --boots`)"
+
+// VerdictText is the verdict with, when inconclusive, what would settle
+// it: more runs, more sessions, a calibration of the host's session noise,
+// or nothing bounded (the change far below the noise).
 func VerdictText(c stats.Comparison) string {
-	if c.Verdict == stats.Inconclusive && c.NeedRuns > 0 {
+	if c.Verdict != stats.Inconclusive {
+		return string(c.Verdict)
+	}
+	switch {
+	case c.Design.NoiseUnknown && c.Design.Sessions == [2]int{1, 1}:
+		return "inconclusive: one session each, " + NoiseUnknownText
+	case c.Design.NoiseUnknown:
+		return "inconclusive: one session on a side, " + NoiseUnknownText
+	case c.NeedSessions > 0:
+		return fmt.Sprintf("inconclusive (need ≈%d sessions)", c.NeedSessions)
+	case c.BelowNoise:
+		return "inconclusive (the change is far below this host's noise)"
+	case c.NeedRuns > 0:
 		return fmt.Sprintf("inconclusive (need ≈%d runs)", c.NeedRuns)
 	}
 	return string(c.Verdict)
+}
+
+// DesignText says which design a comparison judged, in parentheses:
+// "(8 runs × 1 session each, session noise ±6.3%)", "(10 runs each,
+// interleaved in 1 session)"; "" when the comparison knew no sessions.
+func DesignText(c stats.Comparison) string {
+	d := c.Design
+	if d.Runs == [2]int{} {
+		return ""
+	}
+	plural := func(n int, one string) string {
+		if n == 1 {
+			return fmt.Sprintf("%d %s", n, one)
+		}
+		return fmt.Sprintf("%d %ss", n, one)
+	}
+	if d.Shared {
+		runs := plural(d.Runs[0], "run") + " each"
+		if d.Runs[0] != d.Runs[1] {
+			runs = fmt.Sprintf("%d and %d runs", d.Runs[0], d.Runs[1])
+		}
+		return fmt.Sprintf("(%s, interleaved in %s)", runs, plural(d.Sessions[0], "session"))
+	}
+	side := func(i int) string {
+		k := max(d.Sessions[i], 1)
+		per := plural(d.Runs[i]/k, "run")
+		if d.Runs[i]%k != 0 {
+			per = fmt.Sprintf("≈%.3g runs", float64(d.Runs[i])/float64(k))
+		}
+		return per + " × " + plural(d.Sessions[i], "session")
+	}
+	text := side(0) + " each"
+	if side(0) != side(1) {
+		text = side(0) + " vs " + side(1)
+	}
+	if d.Noise.Known() {
+		text += fmt.Sprintf(", session noise ±%.1f%%", 100*d.Noise.SD)
+	}
+	return "(" + text + ")"
+}
+
+// verdictLine is the verdict and the design it judged.
+func verdictLine(c stats.Comparison) string {
+	if d := DesignText(c); d != "" {
+		return VerdictText(c) + " " + d
+	}
+	return VerdictText(c)
 }
 
 // letter names the sets A, B, C... in text output, as warnings name them.
@@ -99,7 +164,7 @@ func compareText(w io.Writer, r *compare.Result) {
 		unit := row.Metric.Unit
 		how := "± stddev (CV)"
 		if row.FromSummaries {
-			how = "± stddev from the summary; Welch's t from summary statistics"
+			how = "± stddev from the summary; each summary one session"
 		}
 		fmt.Fprintf(w, "  %s (%s, %s is better; %s)\n", row.Metric.Name, unitOr(unit), row.Metric.Better, how)
 		for i, s := range row.Sides {
@@ -113,7 +178,16 @@ func compareText(w io.Writer, r *compare.Result) {
 			fmt.Fprintln(w, line)
 			if i > 0 {
 				c := row.Vs[i-1]
-				fmt.Fprintf(w, "      %s vs A: %s %s %s  %s\n", letter(i), Pct(c.Change), Interval(c.CI), PValue(c.P), VerdictText(c))
+				line := fmt.Sprintf("%s vs A: %s %s %s  %s", letter(i), Pct(c.Change), Interval(c.CI), PValue(c.P), verdictLine(c))
+				if c.Design.NoiseUnknown {
+					// No interval and no test: the change alone.
+					line = fmt.Sprintf("%s vs A: %s  %s", letter(i), Pct(c.Change), verdictLine(c))
+				}
+				if len([]rune(line)) > 94 {
+					writeWrapped(w, "      ", line, 100)
+				} else {
+					fmt.Fprintln(w, "      "+line)
+				}
 				for _, warn := range c.Warnings {
 					fmt.Fprintf(w, "      warning: %s\n", warn)
 				}

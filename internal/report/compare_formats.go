@@ -11,6 +11,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // compareMarkdown prints one table: a row per workload × metric, the
@@ -42,7 +43,11 @@ func compareMarkdown(w io.Writer, r *compare.Result) {
 			}
 			if i > 0 {
 				c := row.Vs[i-1]
-				cells = append(cells, Pct(c.Change), Interval(c.CI), fmt.Sprintf("%.3g", c.P), VerdictText(c))
+				ci, p := Interval(c.CI), fmt.Sprintf("%.3g", c.P)
+				if c.Design.NoiseUnknown {
+					ci, p = "-", "-" // no interval and no test
+				}
+				cells = append(cells, Pct(c.Change), ci, p, verdictLine(c))
 			}
 		}
 		rows = append(rows, cells)
@@ -134,12 +139,15 @@ func compareJSON(w io.Writer, r *compare.Result) error {
 		FromSummary                        bool `json:"from_summary"`
 	}
 	type vs struct {
-		Change   jnum     `json:"change"`
-		CI       [2]jnum  `json:"ci"`
-		P        jnum     `json:"p"`
-		Verdict  string   `json:"verdict"`
-		NeedRuns int      `json:"need_runs,omitempty"`
-		Warnings []string `json:"warnings,omitempty"`
+		Change       jnum         `json:"change"`
+		CI           [2]jnum      `json:"ci"`
+		P            jnum         `json:"p"`
+		Verdict      string       `json:"verdict"`
+		NeedRuns     int          `json:"need_runs,omitempty"`
+		NeedSessions int          `json:"need_sessions,omitempty"`
+		BelowNoise   bool         `json:"below_noise,omitempty"`
+		Design       stats.Design `json:"design"`
+		Warnings     []string     `json:"warnings,omitempty"`
 	}
 	type row struct {
 		Workload string        `json:"workload"`
@@ -166,7 +174,7 @@ func compareJSON(w io.Writer, r *compare.Result) error {
 			o.Sets = append(o.Sets, summary{sm.N, jnum(sm.Mean), jnum(sm.Stddev), jnum(sm.CV), jnum(sm.Median), jnum(sm.Min), jnum(sm.Max), s.FromSummary})
 		}
 		for _, c := range rw.Vs {
-			o.Vs = append(o.Vs, vs{jnum(c.Change), [2]jnum{jnum(c.CI[0]), jnum(c.CI[1])}, jnum(c.P), string(c.Verdict), c.NeedRuns, c.Warnings})
+			o.Vs = append(o.Vs, vs{jnum(c.Change), [2]jnum{jnum(c.CI[0]), jnum(c.CI[1])}, jnum(c.P), string(c.Verdict), c.NeedRuns, c.NeedSessions, c.BelowNoise, c.Design, c.Warnings})
 		}
 		out.Rows = append(out.Rows, o)
 	}

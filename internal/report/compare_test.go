@@ -16,7 +16,15 @@ import (
 	"github.com/kdelta/kdelta/internal/stats"
 )
 
-func loadPair(t *testing.T) *compare.Result {
+// calibrated is a host's session noise as kdelta calibrate measures it,
+// 1% between sessions from 10 sessions of 10 runs, for every benchmark.
+func calibrated(*result.Set, *result.Benchmark, string) stats.SessionNoise {
+	return stats.SessionNoise{SD: 0.01, MeanSD: 0.011, Runs: 10, DF: 9}
+}
+
+// loadPair compares the two sets of testdata/compare, each one session,
+// with the host's session noise that noise gives (nil: unknown).
+func loadPair(t *testing.T, noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise) *compare.Result {
 	t.Helper()
 	var ins []compare.Input
 	var sets []*result.Set
@@ -31,7 +39,7 @@ func loadPair(t *testing.T) *compare.Result {
 	for i, n := range compare.Names(sets, files) {
 		ins = append(ins, compare.Input{Name: n, Set: sets[i]})
 	}
-	r, err := compare.Compare(ins, compare.Options{})
+	r, err := compare.Compare(ins, compare.Options{Noise: noise})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,15 +48,27 @@ func loadPair(t *testing.T) *compare.Result {
 
 // TestCompareGolden renders one comparison in every format. The inputs
 // hold seed mail 002's two tables as rcu runs, a syscall 5% slower and an
-// unchanged pipe.
+// unchanged pipe, each set one session: without the host's session noise
+// nothing is claimed (out.*), with it the widened intervals decide
+// (out-calibrated.*).
 func TestCompareGolden(t *testing.T) {
-	r := loadPair(t)
-	for _, f := range CompareFormats {
+	for _, noise := range []bool{false, true} {
+		r, name := loadPair(t, nil), "compare/out."
+		formats := CompareFormats
+		if noise {
+			r, name, formats = loadPair(t, calibrated), "compare/out-calibrated.", []string{"text", "markdown"}
+		}
+		compareGolden(t, r, name, formats)
+	}
+}
+
+func compareGolden(t *testing.T, r *compare.Result, name string, formats []string) {
+	for _, f := range formats {
 		var b bytes.Buffer
 		if err := WriteCompare(&b, r, f); err != nil {
 			t.Fatal(err)
 		}
-		golden.Check(t, "compare/out."+f, b.Bytes())
+		golden.Check(t, name+f, b.Bytes())
 		if f == "text" {
 			for i, line := range strings.Split(b.String(), "\n") {
 				if len([]rune(line)) > 100 {
@@ -60,9 +80,16 @@ func TestCompareGolden(t *testing.T) {
 }
 
 // TestCompareVerdicts checks the verdicts the golden output shows, so a
-// rewrite of the golden files cannot hide a wrong one.
+// rewrite of the golden files cannot hide a wrong one: one session each
+// without the host's session noise, no claim and the reason; with it, the
+// changes the data hold.
 func TestCompareVerdicts(t *testing.T) {
-	r := loadPair(t)
+	for _, row := range loadPair(t, nil).Rows {
+		if c := row.Vs[0]; c.Verdict != stats.Inconclusive || !c.Design.NoiseUnknown || !strings.Contains(VerdictText(c), "one session each, session noise unknown here: run `kdelta calibrate`") {
+			t.Errorf("%s %s, noise unknown: %s", row.Workload, row.Metric.Name, VerdictText(c))
+		}
+	}
+	r := loadPair(t, calibrated)
 	want := map[string]stats.Verdict{
 		"syscall ns/call": stats.Regressed, "syscall calls/s": stats.Regressed,
 		"rcu mean": stats.Improved, "rcu max": stats.Improved,
@@ -78,7 +105,7 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 	var b bytes.Buffer
 	WriteCompare(&b, r, "text")
-	for _, s := range []string{"Mean latency: 9.75 ms -> 6.04 ms (38% improvement)", "Max latency: 25.72 ms -> 10.25 ms (60% improvement)", "! preempt.mode: voluntary -> lazy", "! preempt_rcu: n -> y"} {
+	for _, s := range []string{"(10 runs × 1 session each, session noise ±1.0%)", "Mean latency: 9.75 ms -> 6.04 ms (38% improvement)", "Max latency: 25.72 ms -> 10.25 ms (60% improvement)", "! preempt.mode: voluntary -> lazy", "! preempt_rcu: n -> y"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("text output lacks %q", s)
 		}
@@ -96,7 +123,7 @@ func TestBenchfmtReadByBenchstat(t *testing.T) {
 		}
 		bs = gobin
 	}
-	r := loadPair(t)
+	r := loadPair(t, nil)
 	path := filepath.Join(t.TempDir(), "sets.txt")
 	var b bytes.Buffer
 	if err := WriteCompare(&b, r, "benchfmt"); err != nil {

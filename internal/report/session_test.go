@@ -41,7 +41,7 @@ func TestWriteSession(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteSession(&b, Session{Compare: loadPair(t), Sweeps: sweep}, "markdown"); err != nil {
+	if err := WriteSession(&b, Session{Compare: loadPair(t, nil), Sweeps: sweep}, "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "\n\nsweep: syscall ns/call") {
