@@ -42,6 +42,15 @@ type Store interface {
 	// Samples returns, per benchmark that matches q, the metric's values
 	// over its measured runs: the data a history is made of.
 	Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
+	// SaveNoise records a host's session noise (kdelta calibrate's),
+	// replacing what was recorded under its key, in one transaction.
+	SaveNoise(ctx context.Context, n Noise) error
+	// Noise returns the session noise recorded under key; the error wraps
+	// ErrNotFound when there is none.
+	Noise(ctx context.Context, key NoiseKey) (Noise, error)
+	// Noises returns the session noises recorded for host ("" for every
+	// host), ordered by their keys.
+	Noises(ctx context.Context, host string) ([]Noise, error)
 	// Location names the store in messages: a file path, or a PostgreSQL
 	// URL without its password.
 	Location() string

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
@@ -347,8 +348,12 @@ func TestMigrateFromV1(t *testing.T) {
 		if err != nil || len(sm) != 2 || len(sm[0].Values) != 5 {
 			t.Errorf("Samples after upgrade: %+v %v", sm, err)
 		}
-		// And the upgraded store takes new sets.
+		// And the upgraded store takes new sets, and session noises
+		// (version 3).
 		if err := st.Save(ctx, synth{id: "new", created: t0, workload: "kill", runs: 1, centre: 1, seed: 5}.set()); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveNoise(ctx, Noise{Key: NoiseKey{Host: "h", Workload: "kill", Metric: "bogo-ops/s"}, Noise: stats.SessionNoise{SD: 0.02, DF: 3}}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -527,4 +532,43 @@ func TestOpenCreates(t *testing.T) {
 	if p, _ := DefaultPath(); p != filepath.Join(dir, ".local", "share", "kdelta", "kdelta.db") {
 		t.Errorf("DefaultPath without XDG_DATA_HOME = %q", p)
 	}
+}
+
+// TestSessionNoise saves, replaces, finds and lists session noises on
+// every backend, and refuses an unknown key with ErrNotFound.
+func TestSessionNoise(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, loc string) {
+		ctx := context.Background()
+		st := mustOpen(t, loc)
+		key := NoiseKey{Host: "p10", Workload: "syscall", Params: "calls=1000", Conditions: "cpus=0 policy=SCHED_OTHER", Metric: "ns/call"}
+		first := Noise{Key: key, Noise: stats.SessionNoise{SD: 0.05, MeanSD: 0.051, Runs: 8, DF: 4}, Measured: t0}
+		if err := st.SaveNoise(ctx, first); err != nil {
+			t.Fatal(err)
+		}
+		// A newer calibration of the same key replaces the older.
+		second := first
+		second.Noise, second.Measured = stats.SessionNoise{SD: 0.063, MeanSD: 0.064, Runs: 8, DF: 9}, t0.Add(time.Hour)
+		if err := st.SaveNoise(ctx, second); err != nil {
+			t.Fatal(err)
+		}
+		other := Noise{Key: NoiseKey{Host: "x86", Workload: "pipe", Metric: "usecs/op"}, Noise: stats.SessionNoise{SD: 0.01, DF: 2}, Measured: t0}
+		if err := st.SaveNoise(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.Noise(ctx, key)
+		if err != nil || got != second {
+			t.Errorf("Noise: %+v, %v; want %+v", got, err, second)
+		}
+		missing := key
+		missing.Conditions = "cpus=1"
+		if _, err := st.Noise(ctx, missing); !errors.Is(err, ErrNotFound) {
+			t.Errorf("another key: %v, want ErrNotFound", err)
+		}
+		if all, err := st.Noises(ctx, ""); err != nil || len(all) != 2 || all[0] != second || all[1] != other {
+			t.Errorf("Noises: %+v, %v", all, err)
+		}
+		if ns, err := st.Noises(ctx, "x86"); err != nil || len(ns) != 1 || ns[0] != other {
+			t.Errorf("Noises(x86): %+v, %v", ns, err)
+		}
+	})
 }
