@@ -129,14 +129,8 @@ func (b *bisectFlags) run(c *cobra.Command) error {
 		return err
 	}
 	out := step.Conclude(set)
-	for _, w := range out.Warnings {
-		fmt.Fprintf(stderr, "kdelta: warning: %s\n", w)
-	}
 	code := exitCodes[out.Decision]
-	for _, line := range out.Lines {
-		fmt.Fprintf(stdout, "bisect-run: %s\n", line)
-	}
-	fmt.Fprintf(stdout, "bisect-run: %s (exit %d)\n", out.Decision, code)
+	report.WriteBisectOutcome(stdout, stderr, out.Decision, out.Lines, out.Warnings, code)
 	// The decision and its evidence reach the store and the file.
 	if err := rec.record(set); err != nil {
 		return err

@@ -133,19 +133,10 @@ func newResultsRmCmd(loc *string) *cobra.Command {
 			}
 			r := newResolver(c.Context(), *loc)
 			defer r.Close()
-			// Every name is resolved before anything is removed, so a
-			// typo in the third name removes nothing.
-			var infos []store.Info
-			for _, a := range args {
-				id, err := r.StoredID(a)
-				if err != nil {
-					return err
-				}
-				info, err := store.Lookup(c.Context(), r.Opened(), id)
-				if err != nil {
-					return err
-				}
-				infos = append(infos, info)
+			// Every name is resolved before anything is removed.
+			infos, err := r.StoredInfos(args)
+			if err != nil {
+				return err
 			}
 			ask := confirm(in, c.ErrOrStderr(), yes)
 			for _, info := range infos {

@@ -84,7 +84,10 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	}
 	defer rec.done(c.ErrOrStderr())
 	sets, runErr := vm.Run(c.Context(), opt)
-	if err := v.keep(c, rec, sets); err != nil {
+	for _, s := range sets {
+		report.Show(c.OutOrStdout(), s, report.ShowOptions{})
+	}
+	if err := vm.Keep(c.ErrOrStderr(), sets, rec.record, rec != nil, v.output); err != nil {
 		return err
 	}
 	if runErr != nil && c.Context().Err() != nil {
@@ -99,31 +102,4 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	}
 	fmt.Fprintln(c.OutOrStdout())
 	return report.WriteCompare(c.OutOrStdout(), r, "text")
-}
-
-// keep shows each variant's set, records it in the store and saves it in
-// the -o directory, saying where each went.
-func (v *vmFlags) keep(c *cobra.Command, rec *recorder, sets []*result.Set) error {
-	stderr := c.ErrOrStderr()
-	for _, s := range sets {
-		report.Show(c.OutOrStdout(), s, report.ShowOptions{})
-		if err := rec.record(s); err != nil {
-			return err
-		}
-		if rec != nil {
-			fmt.Fprintf(stderr, "kdelta: vm: variant %s recorded as %s\n", s.Labels["variant"], s.ID)
-		}
-		if v.output == "" {
-			continue
-		}
-		path, err := vm.Save(v.output, s)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "kdelta: vm: variant %s saved in %s\n", s.Labels["variant"], path)
-	}
-	if v.output == "" && rec == nil && len(sets) > 0 {
-		fmt.Fprintln(stderr, "kdelta: results not saved (use -o DIR, or leave out --no-store)")
-	}
-	return nil
 }

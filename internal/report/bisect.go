@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -28,4 +29,17 @@ func BisectLine(decision, bench, metric string, vsGood stats.Comparison, runs, m
 	c := vsGood
 	return fmt.Sprintf("%s: %s %s: %s %s %s vs good, %d vs %d runs: %s",
 		d, bench, metric, Pct(c.Change), Interval(c.CI), PValue(c.P), c.B.N, c.A.N, why)
+}
+
+// WriteBisectOutcome prints the outcome of a bisect-run step: the judge's
+// warnings on errw, then on w the evidence, a line per benchmark, and the
+// decision with the exit status that git bisect run reads.
+func WriteBisectOutcome(w, errw io.Writer, decision string, lines, warnings []string, code int) {
+	for _, warn := range warnings {
+		fmt.Fprintf(errw, "kdelta: warning: %s\n", warn)
+	}
+	for _, line := range lines {
+		fmt.Fprintf(w, "bisect-run: %s\n", line)
+	}
+	fmt.Fprintf(w, "bisect-run: %s (exit %d)\n", decision, code)
 }

@@ -133,6 +133,25 @@ func (r *Resolver) StoredID(ref string) (string, error) {
 	return in.ID, err
 }
 
+// StoredInfos describes the stored sets that refs name, one each, in
+// order: every ref is resolved before the caller acts on any (results rm
+// removes nothing when the third name is a typo).
+func (r *Resolver) StoredInfos(refs []string) ([]store.Info, error) {
+	var infos []store.Info
+	for _, ref := range refs {
+		id, err := r.StoredID(ref)
+		if err != nil {
+			return nil, err
+		}
+		info, err := store.Lookup(r.ctx, r.st, id)
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, info)
+	}
+	return infos, nil
+}
+
 // query returns the one stored set that carries every label.
 func (r *Resolver) query(ref string, labels []store.Label) (*result.Set, error) {
 	in, err := r.queryInfo(ref, labels)

@@ -243,3 +243,24 @@ func TestInterruptKeepsRuns(t *testing.T) {
 		t.Errorf("after interrupt: %d ok runs, complete=%v; want ≥3, false", ok, s.Complete)
 	}
 }
+
+// TestSetupOptions checks that a Setup becomes options with the
+// fingerprint taken, and that each bad flag is named.
+func TestSetupOptions(t *testing.T) {
+	opt, err := runner.Setup{CPUs: "0", Repeat: 3, Labels: []string{"kernel=x"}, Version: "test"}.Options()
+	if err != nil || len(opt.CPUs) != 1 || opt.CPUs[0] != 0 || opt.Repeat != 3 || opt.Labels["kernel"] != "x" || opt.Env == nil {
+		t.Fatalf("options %+v, %v", opt, err)
+	}
+	for _, tt := range []struct {
+		s    runner.Setup
+		want string
+	}{
+		{runner.Setup{CPUs: "x"}, "--cpus"},
+		{runner.Setup{CPUs: "4095"}, "CPU 4095 is not available"},
+		{runner.Setup{Labels: []string{"nolabel"}}, "nolabel"},
+	} {
+		if _, err := tt.s.Options(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%+v: %v, want an error naming %s", tt.s, err, tt.want)
+		}
+	}
+}

@@ -2,12 +2,39 @@ package vm
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 )
+
+// Keep records each variant's set with record, when recording (a store is
+// open), and saves it in dir ("" for none), saying on log where each went,
+// or that none was kept.
+func Keep(log io.Writer, sets []*result.Set, record func(*result.Set) error, recording bool, dir string) error {
+	for _, s := range sets {
+		if recording {
+			if err := record(s); err != nil {
+				return err
+			}
+			fmt.Fprintf(log, "kdelta: vm: variant %s recorded as %s\n", s.Labels["variant"], s.ID)
+		}
+		if dir == "" {
+			continue
+		}
+		path, err := Save(dir, s)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "kdelta: vm: variant %s saved in %s\n", s.Labels["variant"], path)
+	}
+	if dir == "" && !recording && len(sets) > 0 {
+		fmt.Fprintln(log, "kdelta: results not saved (use -o DIR, or leave out --no-store)")
+	}
+	return nil
+}
 
 // Save writes s, the result set of one variant, into dir under a name of
 // its own (its letter, kernel release and command line) and returns the
