@@ -167,7 +167,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd())
 	return root
 }
 
@@ -198,6 +198,7 @@ var linuxOnlyCommands = map[string]linuxOnly{
 	"kdelta vm":         {why: "boots a kernel under test in qemu with kdelta as its /init"},
 	"kdelta bisect-run": {why: "measures this machine's kernel to judge it"},
 	"kdelta restore":    {why: "writes back the kernel settings a killed kdelta left changed"},
+	"kdelta calibrate":  {why: "measures this machine's session noise"},
 	"kdelta env":        {why: "reads this machine's kernel fingerprint"},
 	"kdelta env diff": {why: "reads this machine's kernel fingerprint for -",
 		when: func(args []string) bool { return slices.Contains(args, "-") }},

@@ -34,14 +34,17 @@ func newCompareCmd() *cobra.Command {
 			if len(and) > 0 && (len(args) != 2 || len(and) != 2) {
 				return errors.New("--and: compares one change with another: kdelta compare A B --and C D")
 			}
-			opt := compare.Options{Stats: so}
-			first, err := compare.Files(args, sourceIn(c.Context()), opt)
+			// The resolver loads the sets and finds the host's session noise.
+			refs := newResolver(c.Context(), "")
+			defer refs.Close()
+			opt := compare.Options{Stats: so, Noise: refs.Noise}
+			first, err := compare.Files(args, refs.Set, opt)
 			if err != nil {
 				return err
 			}
 			out := c.OutOrStdout()
 			if len(and) > 0 {
-				second, err := compare.Files(and, sourceIn(c.Context()), opt)
+				second, err := compare.Files(and, refs.Set, opt)
 				if err != nil {
 					return err
 				}

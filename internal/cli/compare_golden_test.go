@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/kdelta/kdelta/internal/golden"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/store"
 )
 
 // goldenSet writes a result set labelled kernel=kernel to dir/name.json
@@ -89,6 +92,28 @@ func TestCompareCLIGolden(t *testing.T) {
 			golden.Check(t, "compare-"+tt.name+".stdout", []byte(strings.ReplaceAll(stdout, dir, "$DIR")))
 			golden.Check(t, "compare-"+tt.name+".stderr", []byte(strings.ReplaceAll(stderr, dir, "$DIR")))
 		})
+	}
+	// With the host's session noise in the store, a and c, one session
+	// each, are judged with it: the change of +0.2% is no claim.
+	st, err := store.Open(context.Background(), filepath.Join(dir, "data", "kdelta", "kdelta.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"ns/call", "calls/s"} {
+		key := store.NoiseKey{Host: "p10", Workload: "syscall", Params: "calls=1000,syscall=getppid", Metric: m}
+		if err := st.SaveNoise(context.Background(), store.Noise{Key: key, Noise: stats.SessionNoise{SD: 0.02, MeanSD: 0.021, Runs: 8, DF: 7}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	code, stdout, stderr := runKdelta("compare", a, c)
+	if code != 0 || !strings.Contains(stdout, "session noise ±2.0%)") || strings.Count(stdout, "session noise unknown") != 2 {
+		t.Errorf("calibrated: exit %d\n%s%s", code, stdout, stderr)
+	}
+	golden.Check(t, "compare-calibrated.stdout", []byte(strings.ReplaceAll(stdout, dir, "$DIR")))
+	// kdelta show lists the noise of the set's benchmarks on its host.
+	if code, stdout, _ := runKdelta("show", a); code != 0 || !strings.Contains(stdout, "session noise on p10") || !strings.Contains(stdout, "ns/call ±2.0% between sessions (8 sessions of 8 runs)") {
+		t.Errorf("show: exit %d\n%s", code, stdout)
 	}
 	// The verdicts the goldens show, checked apart from them so that
 	// -update cannot hide a wrong one.

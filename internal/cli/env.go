@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 )
@@ -29,7 +30,11 @@ func newEnvCmd() *cobra.Command {
 			for _, w := range sysinfo.Warnings(fp, nil) {
 				fmt.Fprintf(c.OutOrStdout(), "warning: %s\n", w)
 			}
-			return nil
+			refs := newResolver(c.Context(), "")
+			defer refs.Close()
+			ns, err := refs.Noises(nil, fp.Hostname.Value)
+			report.WriteNoises(c.OutOrStdout(), ns)
+			return err
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")

@@ -20,7 +20,9 @@ func newShowCmd() *cobra.Command {
 				return err
 			}
 			report.Show(c.OutOrStdout(), set, report.ShowOptions{Runs: runs})
-			return nil
+			ns, err := r.Noises(set, "")
+			report.WriteNoises(c.OutOrStdout(), ns)
+			return err
 		},
 	}
 	c.Flags().BoolVar(&runs, "runs", false, "also print every run")

@@ -14,6 +14,7 @@ import (
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/store"
 )
 
 // calibrated is a host's session noise as kdelta calibrate measures it,
@@ -171,5 +172,24 @@ func TestCompareThreeWayWarnings(t *testing.T) {
 	}
 	if strings.Contains(out, "B: the first run") || strings.Contains(out, "e+0") {
 		t.Errorf("a warning names B for C's runs, or prints a value in exponent notation:\n%s", out)
+	}
+}
+
+// TestWriteNoises lists noises per host, wrapped at 100 columns.
+func TestWriteNoises(t *testing.T) {
+	ns := []store.Noise{
+		{Key: store.NoiseKey{Host: "p10", Workload: "syscall", Params: "calls=3000000", Conditions: "cpus_allowed=0 policy=SCHED_OTHER", Metric: "ns/call"},
+			Noise: stats.SessionNoise{SD: 0.063, MeanSD: 0.064, Runs: 8, DF: 7}},
+		{Key: store.NoiseKey{Host: "x86", Workload: "pipe", Metric: "usecs/op"}, Noise: stats.SessionNoise{SD: 0.004, DF: 1}},
+	}
+	var b bytes.Buffer
+	WriteNoises(&b, ns)
+	want := "\nsession noise on p10 (kdelta calibrate; compare widens one session a side by it):\n" +
+		"  syscall:calls=3000000 ns/call ±6.3% between sessions (8 sessions of 8 runs) cpus_allowed=0\n" +
+		"    policy=SCHED_OTHER\n" +
+		"session noise on x86 (kdelta calibrate; compare widens one session a side by it):\n" +
+		"  pipe usecs/op ±0.4% between sessions (2 sessions)\n"
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }

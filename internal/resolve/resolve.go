@@ -13,8 +13,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kdelta/kdelta/internal/calibrate"
 	"github.com/kdelta/kdelta/internal/history"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/store"
 )
 
@@ -65,6 +67,30 @@ func (r *Resolver) Store() (store.Store, error) {
 	}
 	r.st = st
 	return st, nil
+}
+
+// Noise is the host's session noise of metric of benchmark b in set as
+// kdelta calibrate recorded it in the store (calibrate.Lookup), for
+// compare.Options.Noise; unknown when there is no store yet.
+func (r *Resolver) Noise(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise {
+	st, err := r.Store()
+	if err != nil {
+		return stats.SessionNoise{}
+	}
+	return calibrate.Lookup(r.ctx, st)(set, b, metric)
+}
+
+// Noises returns the session noises recorded for set's benchmarks, or for
+// every benchmark of host when set is nil; none when there is no store.
+func (r *Resolver) Noises(set *result.Set, host string) ([]store.Noise, error) {
+	st, err := r.Store()
+	if err != nil {
+		return nil, nil
+	}
+	if set != nil {
+		return calibrate.ForSet(r.ctx, st, set)
+	}
+	return st.Noises(r.ctx, host)
 }
 
 // Set returns the one result set ref names.
