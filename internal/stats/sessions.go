@@ -239,11 +239,15 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 	}
 	r2, dfR := pooledRunVariance(la, lb)
 	var comps []component
-	// A single session's centre has the calibration's variance plus a
-	// correction for its runs (Runs, against the calibration's), which
-	// shares the one pooled estimate of σ²_R; it can never be less than
-	// its runs' own variance.
-	var calV, coefR, floor float64
+	// A single session's centre has the variance σ²_S + σ²_R/n. The
+	// calibration measured it at its own runs and run noise (MeanSD at
+	// Runs), which a correction for this session's n turns into the
+	// variance here when the run noise is what it was then; when this
+	// comparison's runs are noisier (a host loaded now and quiet then),
+	// σ²_S (SD) plus this comparison's σ²_R/n is the larger, and is taken:
+	// the session term is never judged on a quieter run noise than the
+	// sessions compared show.
+	var calV, coefR, floor, singles float64
 	for _, l := range []sessionLevels{la, lb} {
 		if k := len(l.means); k >= 2 {
 			comps = append(comps, component{variance(l.means) / float64(k), float64(k - 1)})
@@ -253,17 +257,19 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 		calV += v
 		coefR += cr
 		floor += r2 / float64(l.n)
+		singles++
 	}
-	if calV > 0 || coefR != 0 {
+	if singles > 0 {
 		if dfR == 0 {
 			c.Warnings = append(c.Warnings, "one run per session: the noise of runs is unknown")
 			c.NeedRuns = 2
 			return c
 		}
-		if calV+coefR*r2 < floor {
-			comps = append(comps, component{floor, float64(dfR)})
-		} else {
+		between := singles * noise.SD * noise.SD
+		if calV+coefR*r2 > between+floor {
 			comps = append(comps, component{calV, float64(noise.DF)}, component{coefR * r2, float64(dfR)})
+		} else {
+			comps = append(comps, component{between, float64(noise.DF)}, component{floor, float64(dfR)})
 		}
 	}
 	v, df := satterthwaite(comps)

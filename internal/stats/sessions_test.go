@@ -319,3 +319,26 @@ func TestCompareSummarySessions(t *testing.T) {
 		t.Errorf("noise unknown: %+v", c)
 	}
 }
+
+// TestSessionsLoadedSinceCalibration checks one session a side when the
+// host is noisier now than when it was calibrated (run CV 1% then, 8% now,
+// session CV 2% both times): the interval takes this comparison's run
+// noise, so the A/A rate of p < α stays within the band.
+func TestSessionsLoadedSinceCalibration(t *testing.T) {
+	const trials, alpha = 2000, 0.05
+	_, hi := binomialBand(alpha, trials)
+	rng := rand.New(rand.NewPCG(2100, 1))
+	then, now := host{0.02, 0.01, "normal"}, host{0.02, 0.08, "normal"}
+	rejected := 0
+	for range trials {
+		c := CompareSessions(now.sessions(rng, 1, 8, 1), now.sessions(rng, 1, 8, 1), then.calibrate(rng), Options{})
+		if c.P < alpha {
+			rejected++
+		}
+	}
+	rate := float64(rejected) / trials
+	t.Logf("rate of p < α %.4f (≤ %.4f)", rate, hi)
+	if rate > hi {
+		t.Errorf("rate of p < α %.4f, want ≤ %.4f", rate, hi)
+	}
+}
