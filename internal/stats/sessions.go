@@ -287,7 +287,7 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 		c.CI = [2]float64{toChange(d - q*se), toChange(d + q*se)}
 	}
 	if c.Verdict = Decide(c.P, c.CI, true, opt); c.Verdict == Inconclusive {
-		needSessions(&c, la, lb, r2, noise)
+		needSessions(&c, la, lb, r2, noise, df)
 	}
 	return c
 }
@@ -392,9 +392,11 @@ func pooledRunVariance(a, b sessionLevels) (float64, int) {
 // what would settle it: more runs per session when the run term limits
 // the interval, more sessions a side when the session term does, or
 // neither within bounds (BelowNoise). It assumes equal designs on both
-// sides, k sessions of n runs, the variance 2(σ²_S + σ²_R/n)/k and the
-// normal quantile, with the change staying put.
-func needSessions(c *Comparison, la, lb sessionLevels, r2 float64, noise SessionNoise) {
+// sides, k sessions of n runs, the variance 2(σ²_S + σ²_R/n)/k, and the
+// change staying put; its quantile is Student's at the degrees of freedom
+// df the comparison had (more runs leave the calibration's as they are),
+// or, over sessions, at those of the sessions asked for.
+func needSessions(c *Comparison, la, lb sessionLevels, r2 float64, noise SessionNoise, df float64) {
 	thr := c.Options.Threshold
 	d, room := math.Log1p(c.Change), 0.0
 	switch ch := c.Change; {
@@ -412,6 +414,9 @@ func needSessions(c *Comparison, la, lb sessionLevels, r2 float64, noise Session
 		return
 	}
 	z := normalQuantile(1 - c.Options.Alpha/2)
+	if df > 0 && !math.IsInf(df, 0) {
+		z = studentQuantile(1-c.Options.Alpha/2, df)
+	}
 	w := room * room / (z * z) // the variance that would settle it
 	if !c.Design.Noise.Known() {
 		// A test over the sessions themselves: its precision, and its
