@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Session noise on this machine, issue 15's acceptance 2: two kernels are
+# two sessions, and two sessions of one kernel differ by more than their
+# runs. The script calibrates the host (kdelta calibrate, N A/A sessions),
+# then runs k back-to-back A/A pairs of separate `kdelta run` invocations of
+# syscall and pipe (nothing changes between the two sets of a pair) and
+# compares each pair twice: without the calibration (a store that has none)
+# and with it. It prints, for each, how many of the primary verdicts (each
+# benchmark's first metric) claimed a change: without the calibration every
+# verdict must be "one session each, session noise unknown here", never a
+# claim; with it, at most α of them may claim one. Then, as root with a
+# cgroup cpu controller, a real effect across sessions: one more set under
+# a CPU quota of half a CPU (a cgroup it makes, then removes), compared with
+# the last A/A set, calibrated: about +100% on both, regressed. It stops by
+# itself, after about (N + 2k + 1) × 9 runs of each workload.
+#
+#   ./bench/sessions.sh [k] [N]        (default 10 pairs, 8 sessions)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+k=${1:-10}
+sessions=${2:-8}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+CGO_ENABLED=0 go build -o "$dir/kdelta" ./cmd/kdelta
+work=(syscall:calls=3000000 pipe:loops=20000,cpus=same)
+flags=(-r 8 --cpus 0 --timeout 5m)
+calibrated="$dir/calibrated.db"
+echo "kdelta calibrate ${work[*]} -r 8 --cpus 0 --sessions $sessions"
+KDELTA_STORE=$calibrated "$dir/kdelta" calibrate "${work[@]}" -r 8 --cpus 0 --sessions "$sessions" 2>/dev/null
+
+# primary prints the change and the verdict of each benchmark's first
+# metric of a Markdown comparison, one a line: the rows of its table after
+# the header.
+primary() {
+	awk -F'|' '/^\| / { w = $2; gsub(/^ +| +$/, "", w); if (w == "workload" || w ~ /^-+$/ || w in seen) next; seen[w] = 1
+		c = $6; v = $9; gsub(/^ +| +$/, "", c); gsub(/^ +| +$/, "", v); print c " " v }' "$1"
+}
+
+declare -A claims=() total=() unknown=()
+for i in $(seq 1 "$k"); do
+	for s in a b; do
+		"$dir/kdelta" run "${work[@]}" "${flags[@]}" --no-store -o "$dir/$s$i.json" >/dev/null 2>&1
+	done
+	for how in without with; do
+		store="$dir/none.db"
+		[ "$how" = with ] && store=$calibrated
+		KDELTA_STORE=$store "$dir/kdelta" compare "$dir/a$i.json" "$dir/b$i.json" --format markdown >"$dir/c$i-$how.md" 2>/dev/null
+		primary "$dir/c$i-$how.md" >"$dir/v$i-$how.txt"
+		t=$(wc -l <"$dir/v$i-$how.txt")
+		c=$(grep -cE '^[^ ]+ (improved|regressed)' "$dir/v$i-$how.txt" || true)
+		u=$(grep -c 'session noise unknown here' "$dir/v$i-$how.txt" || true)
+		claims[$how]=$((${claims[$how]:-0} + c)) total[$how]=$((${total[$how]:-0} + t)) unknown[$how]=$((${unknown[$how]:-0} + u))
+		echo "pair $i, $how calibration: $(paste -sd';' "$dir/v$i-$how.txt" | sed 's/;/; /g')"
+	done
+done
+for how in without with; do
+	echo "A/A $how calibration: ${claims[$how]} claims in ${total[$how]} primary verdicts over $k pairs (${unknown[$how]} \"session noise unknown\")"
+done
+
+# halfcpu runs its arguments in a new cgroup limited to half a CPU, and
+# removes the cgroup after; cgroup v2 (cpu.max) or v1 (cfs quota).
+halfcpu() {
+	local cg
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		cg=/sys/fs/cgroup/kdelta-half-$$
+		mkdir "$cg" && echo "50000 100000" >"$cg/cpu.max"
+		sh -c 'echo $$ >"$1/cgroup.procs"; shift; exec "$@"' sh "$cg" "$@" || true
+	else
+		cg=/sys/fs/cgroup/cpu/kdelta-half-$$
+		mkdir "$cg" && echo 100000 >"$cg/cpu.cfs_period_us" && echo 50000 >"$cg/cpu.cfs_quota_us"
+		sh -c 'echo $$ >"$1/tasks"; shift; exec "$@"' sh "$cg" "$@" || true
+	fi
+	rmdir "$cg"
+}
+if [ "$(id -u)" -eq 0 ] && { [ -f /sys/fs/cgroup/cgroup.controllers ] || [ -d /sys/fs/cgroup/cpu ]; }; then
+	halfcpu "$dir/kdelta" run "${work[@]}" "${flags[@]}" --no-store -o "$dir/half.json" >/dev/null 2>&1
+	KDELTA_STORE=$calibrated "$dir/kdelta" compare "$dir/b$k.json" "$dir/half.json" --format markdown >"$dir/half.md" 2>/dev/null
+	echo "half a CPU against the last A/A set, calibrated: $(primary "$dir/half.md" | paste -sd';' | sed 's/;/; /g')"
+else
+	echo "half a CPU: skipped (needs root and a cgroup cpu controller)"
+fi
