@@ -20,6 +20,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/cli"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/store"
 )
 
@@ -399,8 +400,22 @@ func TestStoreOnPostgres(t *testing.T) {
 		t.Errorf("results ls: exit %d:\n%s%s", code, out, errs)
 	}
 	t.Setenv("KDELTA_STORE", url)
-	if code, out, errs = kd(t, "compare", "kernel=6.15-rc6", "kernel=6.18"); code != 0 || !strings.Contains(out, "regressed") {
+	// Two imports, one session each: no claim until the host's session
+	// noise is in the store, then the widened interval decides.
+	if code, out, errs = kd(t, "compare", "kernel=6.15-rc6", "kernel=6.18"); code != 0 || !strings.Contains(out, "one session each, session noise unknown here") {
 		t.Errorf("compare on postgres: exit %d\n%s%s", code, out, errs)
+	}
+	st, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := store.NoiseKey{Host: "p10", Workload: "kill", Params: "mode=self", Metric: "bogo-ops/s"}
+	if err := st.SaveNoise(context.Background(), store.Noise{Key: key, Noise: stats.SessionNoise{SD: 0.01, MeanSD: 0.011, Runs: 10, DF: 7}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if code, out, errs = kd(t, "compare", "kernel=6.15-rc6", "kernel=6.18"); code != 0 || !strings.Contains(out, "regressed (10 runs × 1 session each, session noise") || !strings.Contains(out, "±1.0%)") {
+		t.Errorf("compare on postgres, calibrated: exit %d\n%s%s", code, out, errs)
 	}
 	code, out, errs = kd(t, "history", "--by", "kernel", "--workload", "kill")
 	want, _ := os.ReadFile(filepath.Join("testdata", "history-text.golden"))
