@@ -56,6 +56,14 @@ func TestMergeBoots(t *testing.T) {
 	if s.Complete {
 		t.Error("a set with an incomplete boot is complete")
 	}
+	// Every boot is a session of its own, for the comparison's design.
+	sessions := map[string]bool{}
+	for _, r := range runs {
+		sessions[r.Session] = true
+	}
+	if len(sessions) != 3 || sessions[""] {
+		t.Errorf("sessions %v, want one per boot", sessions)
+	}
 }
 
 func TestLabel(t *testing.T) {

@@ -366,8 +366,10 @@ func prepare(opt *Options, dir string) ([]*prepared, error) {
 
 // MergeBoot adds the runs of boot bi (its result set, got) to the
 // variant's set so far (nil for the first boot). Runs are numbered on
-// across boots and carry their boot index. It is the one merge of boots:
-// kdelta vm --boots and bisect-run --vm's batches both go through it.
+// across boots and carry their boot index. Each boot is a session of its
+// own: a run the guest recorded without one (an older guest) gets its
+// boot's. It is the one merge of boots: kdelta vm --boots and bisect-run
+// --vm's batches both go through it.
 func MergeBoot(into, got *result.Set, bi int) *result.Set {
 	tag := func(s *result.Set) {
 		for _, b := range s.Benchmarks {
@@ -376,6 +378,9 @@ func MergeBoot(into, got *result.Set, bi int) *result.Set {
 					r.Info = map[string]string{}
 				}
 				r.Info["boot"] = strconv.Itoa(bi)
+				if r.Session == "" {
+					r.Session = fmt.Sprintf("%s boot %d", s.ID, bi)
+				}
 			}
 		}
 	}
