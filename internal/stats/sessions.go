@@ -27,9 +27,14 @@ import (
 // estimates its whole term from the spread of its own session means (k − 1
 // degrees of freedom, Welch's test over sessions); a side of one session
 // cannot estimate σ²_S and takes it from a SessionNoise, the host's,
-// measured by kdelta calibrate. The estimates are combined with
-// Satterthwaite's degrees of freedom into one Student t, whose test and
-// interval agree by construction as the run-level ones do.
+// measured by kdelta calibrate, never with a run noise quieter than the
+// one of the sessions compared. When the host's noise is known and a side
+// has several sessions, one variance of a session mean is pooled from the
+// calibration and every side's own session means, and shared by both
+// sides (its estimates are not independent, so Satterthwaite must not
+// count them twice). The estimates are combined with Satterthwaite's
+// degrees of freedom into one Student t, whose test and interval agree by
+// construction as the run-level ones do.
 
 // maxNeedSessions caps the sessions an estimate may ask for: beyond it the
 // change is too small for this host's session noise to settle.
@@ -239,38 +244,11 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 	}
 	r2, dfR := pooledRunVariance(la, lb)
 	var comps []component
-	// A single session's centre has the variance σ²_S + σ²_R/n. The
-	// calibration measured it at its own runs and run noise (MeanSD at
-	// Runs), which a correction for this session's n turns into the
-	// variance here when the run noise is what it was then; when this
-	// comparison's runs are noisier (a host loaded now and quiet then),
-	// σ²_S (SD) plus this comparison's σ²_R/n is the larger, and is taken:
-	// the session term is never judged on a quieter run noise than the
-	// sessions compared show.
-	var calV, coefR, floor, singles float64
-	for _, l := range []sessionLevels{la, lb} {
-		if k := len(l.means); k >= 2 {
-			comps = append(comps, component{variance(l.means) / float64(k), float64(k - 1)})
-			continue
-		}
-		v, cr := noise.sessionVar(l.n)
-		calV += v
-		coefR += cr
-		floor += r2 / float64(l.n)
-		singles++
-	}
-	if singles > 0 {
-		if dfR == 0 {
-			c.Warnings = append(c.Warnings, "one run per session: the noise of runs is unknown")
-			c.NeedRuns = 2
-			return c
-		}
-		between := singles * noise.SD * noise.SD
-		if calV+coefR*r2 > between+floor {
-			comps = append(comps, component{calV, float64(noise.DF)}, component{coefR * r2, float64(dfR)})
-		} else {
-			comps = append(comps, component{between, float64(noise.DF)}, component{floor, float64(dfR)})
-		}
+	multi := len(la.means) >= 2 || len(lb.means) >= 2
+	if noise.Known() && multi && dfR > 0 {
+		comps = pooledSessions(&c, la, lb, r2, noise)
+	} else if !sideComponents(&c, &comps, la, lb, r2, dfR, noise) {
+		return c
 	}
 	v, df := satterthwaite(comps)
 	c.Stat = math.Copysign(math.Inf(1), d)
@@ -290,6 +268,73 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 		needSessions(&c, la, lb, r2, noise, df)
 	}
 	return c
+}
+
+// sideComponents appends to comps the variance terms of each side on its
+// own: a side of several sessions from the spread of its session means,
+// a single session from the host's noise. It reports false, with a
+// warning, when a single session's runs leave the run noise unknown.
+func sideComponents(c *Comparison, comps *[]component, la, lb sessionLevels, r2 float64, dfR int, noise SessionNoise) bool {
+	// A single session's centre has the variance σ²_S + σ²_R/n. The
+	// calibration measured it at its own runs and run noise (MeanSD at
+	// Runs), which a correction for this session's n turns into the
+	// variance here when the run noise is what it was then; when this
+	// comparison's runs are noisier (a host loaded now and quiet then),
+	// σ²_S (SD) plus this comparison's σ²_R/n is the larger, and is taken:
+	// the session term is never judged on a quieter run noise than the
+	// sessions compared show.
+	var calV, coefR, floor, singles float64
+	for _, l := range []sessionLevels{la, lb} {
+		if k := len(l.means); k >= 2 {
+			*comps = append(*comps, component{variance(l.means) / float64(k), float64(k - 1)})
+			continue
+		}
+		v, cr := noise.sessionVar(l.n)
+		calV += v
+		coefR += cr
+		floor += r2 / float64(l.n)
+		singles++
+	}
+	if singles == 0 {
+		return true
+	}
+	if dfR == 0 {
+		c.Warnings = append(c.Warnings, "one run per session: the noise of runs is unknown")
+		c.NeedRuns = 2
+		return false
+	}
+	between := singles * noise.SD * noise.SD
+	if calV+coefR*r2 > between+floor {
+		*comps = append(*comps, component{calV, float64(noise.DF)}, component{coefR * r2, float64(dfR)})
+	} else {
+		*comps = append(*comps, component{between, float64(noise.DF)}, component{floor, float64(dfR)})
+	}
+	return true
+}
+
+// pooledSessions is the variance of the change when a side has several
+// sessions and the host's session noise is known: one estimate of the
+// variance of a session mean, pooled from the sides' own session means
+// (k−1 degrees of freedom each) and the calibration's (DF, read at the
+// mean runs a session here, the larger of its two readings as for a
+// single session), shared by both sides, so the sides' terms are not
+// counted as independent estimates. It returns the one component.
+func pooledSessions(c *Comparison, la, lb sessionLevels, r2 float64, noise SessionNoise) []component {
+	n := float64(la.n+lb.n) / float64(len(la.means)+len(lb.means))
+	cv, cr := noise.sessionVar(int(math.Round(n)))
+	cal := math.Max(cv+cr*r2, noise.SD*noise.SD+r2/n)
+	ss, df := float64(noise.DF)*cal, float64(noise.DF)
+	var inv float64
+	for _, l := range []sessionLevels{la, lb} {
+		k := len(l.means)
+		inv += 1 / float64(k)
+		if k >= 2 {
+			ss += float64(k-1) * variance(l.means)
+			df += float64(k - 1)
+		}
+	}
+	c.Design.Noise = noise
+	return []component{{ss / df * inv, df}}
 }
 
 // CompareSummarySessions compares two samples known only by their
