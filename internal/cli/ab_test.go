@@ -129,6 +129,9 @@ type compareJSON struct {
 		Vs []struct {
 			Change  float64 `json:"change"`
 			Verdict string  `json:"verdict"`
+			Design  struct {
+				Shared bool `json:"shared"`
+			} `json:"design"`
 		} `json:"vs_baseline"`
 	} `json:"rows"`
 }
@@ -203,6 +206,10 @@ func wakeFromGPAttempt(t *testing.T, orig, jdir string) (problems []string) {
 	for _, r := range cmp.Rows {
 		v := r.Vs[0]
 		verdicts[r.Metric.Name] = v.Verdict
+		// The variants alternate in every session: judged run by run.
+		if !v.Design.Shared {
+			t.Errorf("%s: not judged as interleaved in shared sessions", r.Metric.Name)
+		}
 		if v.Verdict == "improved" {
 			problems = append(problems, fmt.Sprintf("%s: off improved on on (%+.1f%%)", r.Metric.Name, 100*v.Change))
 		}
