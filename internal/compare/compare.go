@@ -203,8 +203,12 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		}
 		matched++
 		all := append([]*result.Benchmark{bb}, others...)
+		sets := make([]*result.Set, len(ins))
+		for i, in := range ins {
+			sets[i] = in.Set
+		}
 		for mi, m := range bb.Metrics {
-			row, ok := compareMetric(all, base, m, opt)
+			row, ok := compareMetric(all, sets, m, opt)
 			if !ok {
 				continue
 			}
@@ -351,15 +355,16 @@ func cv(sd, mean float64) float64 {
 }
 
 // compareMetric compares metric m of the benchmarks all, the baseline
-// first, from set base (nil when unknown: no session noise is looked up).
+// first, from sets (nil when unknown: no session noise is looked up).
 //
 // Which test judges a pair is the design of its sessions: sides measured
 // in the same sessions (kdelta ab's interleaved cells) are compared run by
 // run, the session's state falling on both alike; sides of separate
 // sessions over their sessions (stats.CompareSessions), with the host's
-// session noise for a side of one session; summaries, each one session
-// of its own, likewise (stats.CompareSummarySessions).
-func compareMetric(all []*result.Benchmark, base *result.Set, m result.Metric, opt Options) (Row, bool) {
+// session noise for a side of one session — the noise recorded for the
+// host and conditions of both sides, unknown when theirs differ; summaries,
+// each one session of its own, likewise (stats.CompareSummarySessions).
+func compareMetric(all []*result.Benchmark, sets []*result.Set, m result.Metric, opt Options) (Row, bool) {
 	row := Row{Workload: all[0].Workload, Params: result.FormatParams(all[0].Params), Metric: m}
 	for i, b := range all {
 		s, ok := side(b, i, m.Name)
@@ -371,14 +376,21 @@ func compareMetric(all []*result.Benchmark, base *result.Set, m result.Metric, o
 	}
 	so := opt.Stats
 	so.Better = m.Better
-	var noise stats.SessionNoise
-	if opt.Noise != nil && base != nil && !opt.RunsOnly {
-		noise = opt.Noise(base, all[0], m.Name)
+	noiseOf := func(i int) stats.SessionNoise {
+		if opt.Noise == nil || sets == nil || opt.RunsOnly {
+			return stats.SessionNoise{}
+		}
+		return opt.Noise(sets[i], all[i], m.Name)
 	}
+	base := noiseOf(0)
 	a := row.Sides[0]
 	for i, b := range row.Sides[1:] {
 		// Warnings name the sample they are about by the set's letter.
 		so.Names = [2]string{Letter(0), Letter(i + 1)}
+		noise := base
+		if noiseOf(i+1) != base {
+			noise = stats.SessionNoise{} // calibrated for one side's conditions only
+		}
 		if figures(a, b) {
 			row.Vs = append(row.Vs, compareFigures(a, b, so))
 			continue

@@ -78,6 +78,18 @@ func TestCompareDesigns(t *testing.T) {
 			}
 		})
 	}
+	// A noise recorded for the baseline's conditions only (the other set
+	// ran elsewhere, or on other CPUs) is no noise for the pair.
+	a0, b0 := sessionSet(nil, nil, []string{"a"}, base...), sessionSet(nil, nil, []string{"b"}, slow...)
+	onlyA := func(s *result.Set, _ *result.Benchmark, _ string) stats.SessionNoise {
+		if s == a0 {
+			return noise(nil, nil, "")
+		}
+		return stats.SessionNoise{}
+	}
+	if r, err := Compare([]Input{{"a", a0}, {"b", b0}}, Options{Noise: onlyA}); err != nil || !r.Rows[0].Vs[0].Design.NoiseUnknown {
+		t.Errorf("noise of one side's conditions: %+v, %v", r.Rows[0].Vs[0].Design, err)
+	}
 	// RunsOnly judges separate sessions run by run, as bisect-run does.
 	a, b := sessionSet(nil, nil, []string{""}, base...), sessionSet(nil, nil, []string{""}, slow...)
 	if c, err := Metric(a.Benchmarks[0], b.Benchmarks[0], "ns/call", Options{RunsOnly: true}); err != nil || c.Verdict != stats.Regressed {
