@@ -95,11 +95,24 @@ func Run(ctx context.Context, specs []workload.Spec, opt Options) (*Result, erro
 			return res, err
 		}
 	}
-	res.Noises, res.Warnings = Estimate(res.Sets, time.Now().UTC())
+	return FromSets(ctx, res.Sets, opt)
+}
+
+// FromSets estimates the session noise from sets already measured — A/A
+// sessions of one kernel and setup, such as earlier kdelta runs the user
+// names (kdelta calibrate --from) — tells opt.Warn what it could not
+// estimate and records the rest in opt.Store. Only opt's Warn and Store
+// are used.
+func FromSets(ctx context.Context, sets []*result.Set, opt Options) (*Result, error) {
+	res := &Result{Sets: sets}
+	res.Noises, res.Warnings = Estimate(sets, time.Now().UTC())
 	for _, w := range res.Warnings {
 		if opt.Warn != nil {
 			opt.Warn(w)
 		}
+	}
+	if len(res.Noises) == 0 {
+		return res, errors.New("calibrate: no session noise could be estimated")
 	}
 	if opt.Store != nil {
 		return res, Save(ctx, opt.Store, res)
@@ -109,9 +122,10 @@ func Run(ctx context.Context, specs []workload.Spec, opt Options) (*Result, erro
 
 // Estimate estimates, from sets of A/A sessions (one session each, or
 // more), the session noise of every metric of the first set's benchmarks
-// that the others hold too, measured at the time given. A metric that
-// cannot be estimated (values ≤ 0, fewer than two sessions) is left out
-// with a warning.
+// that the others hold too under the same key (host and conditions: a set
+// of another host or CPU list is left out of it, with a warning), measured
+// at the time given. A metric that cannot be estimated (values ≤ 0, fewer
+// than two sessions) is left out with a warning.
 func Estimate(sets []*result.Set, measured time.Time) ([]store.Noise, []string) {
 	if len(sets) == 0 {
 		return nil, nil
@@ -124,13 +138,19 @@ func Estimate(sets []*result.Set, measured time.Time) ([]store.Noise, []string) 
 			continue
 		}
 		for _, m := range b.Metrics {
+			key := KeyOf(sets[0], b, m.Name)
 			var sessions [][]float64
 			for _, s := range sets {
 				for _, o := range s.Benchmarks {
-					if o.Key() == b.Key() {
-						ss, _ := o.SessionValues(m.Name)
-						sessions = append(sessions, ss...)
+					if o.Key() != b.Key() {
+						continue
 					}
+					if k := KeyOf(s, o, m.Name); k != key {
+						warns = append(warns, fmt.Sprintf("%s: %s left out: measured as %s, not %s", m.Name, s.ID, k, key))
+						continue
+					}
+					ss, _ := o.SessionValues(m.Name)
+					sessions = append(sessions, ss...)
 				}
 			}
 			sn, err := stats.EstimateSessionNoise(sessions)
@@ -138,7 +158,7 @@ func Estimate(sets []*result.Set, measured time.Time) ([]store.Noise, []string) 
 				warns = append(warns, fmt.Sprintf("%s %s: %v", b.Key(), m.Name, err))
 				continue
 			}
-			out = append(out, store.Noise{Key: KeyOf(sets[0], b, m.Name), Noise: sn, Measured: measured})
+			out = append(out, store.Noise{Key: key, Noise: sn, Measured: measured})
 		}
 	}
 	return out, warns

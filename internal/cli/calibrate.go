@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -13,33 +14,48 @@ func newCalibrateCmd() *cobra.Command {
 	var (
 		sessions, repeat, fifo int
 		cpus                   string
+		from                   []string
 		rf                     recordFlags
 	)
 	c := &cobra.Command{
-		Use:   "calibrate WORKLOAD[:k=v,...]... [--sessions N]",
+		Use:   "calibrate WORKLOAD[:k=v,...]... [--sessions N] | calibrate --from REF...",
 		Short: "Measure this host's session noise over back-to-back A/A sessions, for compare",
 		Long:  longHelp("calibrate"),
-		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			specs, err := calibrate.ParseWorkloads(args)
-			if err != nil {
-				return err
-			}
-			opt, err := sessionOptions(c.Context(), cpus, fifo, 1, repeat, 0, "", nil)
-			if err != nil {
-				return err
+			if (len(args) == 0) == (len(from) == 0) {
+				return errors.New("calibrate: name the workloads to run, or --from the sets measured already")
 			}
 			rec, err := rf.open(c.Context())
 			if err != nil {
 				return err
 			}
 			defer rec.done(c.ErrOrStderr())
-			o := calibrate.Options{Sessions: sessions, Runner: *opt, Progress: c.ErrOrStderr(),
+			o := calibrate.Options{Sessions: sessions, Progress: c.ErrOrStderr(),
 				Warn: func(w string) { fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %s\n", w) }}
 			if rec != nil {
 				o.Store = rec.st
 			}
-			res, err := calibrate.Run(c.Context(), specs, o)
+			var res *calibrate.Result
+			if len(from) > 0 {
+				refs := newResolver(c.Context(), rf.loc)
+				defer refs.Close()
+				sets, lerr := refs.Sets(from)
+				if lerr != nil {
+					return lerr
+				}
+				res, err = calibrate.FromSets(c.Context(), sets, o)
+			} else {
+				specs, perr := calibrate.ParseWorkloads(args)
+				if perr != nil {
+					return perr
+				}
+				opt, serr := sessionOptions(c.Context(), cpus, fifo, 1, repeat, 0, "", nil)
+				if serr != nil {
+					return serr
+				}
+				o.Runner = *opt
+				res, err = calibrate.Run(c.Context(), specs, o)
+			}
 			if err == nil {
 				report.WriteNoises(c.OutOrStdout(), res.Noises)
 			}
@@ -51,6 +67,7 @@ func newCalibrateCmd() *cobra.Command {
 	f.IntVarP(&repeat, "repeat", "r", 8, "measured runs per workload and session, as the comparisons will run")
 	f.StringVar(&cpus, "cpus", "", "CPU list for every measured child, as taskset -c (as the comparisons will run)")
 	f.IntVar(&fifo, "fifo", 0, "run children under SCHED_FIFO with this priority, as chrt -f")
+	f.StringArrayVar(&from, "from", nil, "estimate from result sets measured already, A/A sessions of one kernel and setup (repeatable; files, ids, k=v)")
 	rf.register(f)
 	return c
 }

@@ -112,6 +112,19 @@ func (r *Resolver) Set(ref string) (*result.Set, error) {
 	return r.st.Get(r.ctx, info.ID)
 }
 
+// Sets returns the result sets refs name, one each, in order.
+func (r *Resolver) Sets(refs []string) ([]*result.Set, error) {
+	var sets []*result.Set
+	for _, ref := range refs {
+		s, err := r.Set(ref)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
 // Saved is Set for commands that show a set as kdelta saved it (kdelta
 // show): a file must be a kdelta result set, not a file to import.
 func (r *Resolver) Saved(ref string) (*result.Set, error) {
