@@ -66,6 +66,21 @@ func ParseWorkloads(args []string) ([]workload.Spec, error) {
 	return specs, nil
 }
 
+// RunWorkloads is Run on the workloads of the command line (name[:k=v,...]
+// each), under the runner options setup makes (runner.Setup.Options).
+func RunWorkloads(ctx context.Context, args []string, setup runner.Setup, opt Options) (*Result, error) {
+	specs, err := ParseWorkloads(args)
+	if err != nil {
+		return nil, err
+	}
+	ro, err := setup.Options()
+	if err != nil {
+		return nil, err
+	}
+	opt.Runner = *ro
+	return Run(ctx, specs, opt)
+}
+
 // Run runs opt.Sessions sessions of specs back to back, each its own
 // result set with runs of its own session, estimates the session noise of
 // every metric and records it in opt.Store. On an error the sessions done

@@ -105,6 +105,12 @@ func TestRunSavesAndLooksUp(t *testing.T) {
 	if _, err := calibrate.Run(ctx, specs, calibrate.Options{Sessions: 1, Runner: *ro}); err == nil || !strings.Contains(err.Error(), "--sessions") {
 		t.Errorf("one session: %v", err)
 	}
+	if _, err := calibrate.RunWorkloads(ctx, []string{"nope"}, runner.Setup{Repeat: 2}, calibrate.Options{}); err == nil || !strings.Contains(err.Error(), `unknown workload "nope"`) {
+		t.Errorf("an unknown workload: %v", err)
+	}
+	if _, err := calibrate.RunWorkloads(ctx, []string{"syscall"}, runner.Setup{CPUs: "4095", Repeat: 2}, calibrate.Options{}); err == nil || !strings.Contains(err.Error(), "CPU 4095") {
+		t.Errorf("a CPU not here: %v", err)
+	}
 }
 
 // TestEstimate checks the estimate over sets of simulated A/A sessions of

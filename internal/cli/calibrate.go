@@ -8,6 +8,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/calibrate"
 	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/runner"
 )
 
 func newCalibrateCmd() *cobra.Command {
@@ -45,16 +46,8 @@ func newCalibrateCmd() *cobra.Command {
 				}
 				res, err = calibrate.FromSets(c.Context(), sets, o)
 			} else {
-				specs, perr := calibrate.ParseWorkloads(args)
-				if perr != nil {
-					return perr
-				}
-				opt, serr := sessionOptions(c.Context(), cpus, fifo, 1, repeat, 0, "", nil)
-				if serr != nil {
-					return serr
-				}
-				o.Runner = *opt
-				res, err = calibrate.Run(c.Context(), specs, o)
+				setup := runner.Setup{CPUs: cpus, FIFO: fifo, Warmup: 1, Repeat: repeat, Command: commandLine(c.Context()), Version: Version}
+				res, err = calibrate.RunWorkloads(c.Context(), args, setup, o)
 			}
 			if err == nil {
 				report.WriteNoises(c.OutOrStdout(), res.Noises)
