@@ -65,6 +65,13 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 		return
 	}
 	fmt.Fprintf(w, "  %-14s %3s %24s %8s %12s %12s %12s\n", "metric", "n", "mean ± stddev", "(CV)", "median", "min", "max")
+	if len(b.Metrics) > 0 {
+		// Runs of several sessions (the boots of vm --boots) are
+		// compared over their sessions: say how many there are.
+		if ss, _ := b.SessionValues(b.Metrics[0].Name); len(ss) > 1 {
+			fmt.Fprintf(w, "  (runs in %d sessions)\n", len(ss))
+		}
+	}
 	for _, m := range b.Metrics {
 		xs := b.Values(m.Name)
 		if len(xs) == 0 {
