@@ -223,6 +223,9 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 	}
 	c.Warnings = append(c.Warnings, sampleWarnings(opt.Names[0], fa, sa, c.A, opt.Better)...)
 	c.Warnings = append(c.Warnings, sampleWarnings(opt.Names[1], fb, sb, c.B, opt.Better)...)
+	if opt.Test == TestWelch {
+		c.Warnings = append(c.Warnings, "separate sessions: compared with the two-level t over sessions, not Welch's t over runs")
+	}
 	if len(fa) == 0 || len(fb) == 0 {
 		c.NeedRuns = 2
 		return c

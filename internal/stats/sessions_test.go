@@ -284,9 +284,14 @@ func TestSessionsCases(t *testing.T) {
 		{"constant, different", [][]float64{{10, 10}, {10, 10}}, [][]float64{{12, 12}, {12, 12}}, SessionNoise{}, Regressed, ""},
 		{"non-finite dropped", [][]float64{{10, math.NaN()}, {math.Inf(1)}}, [][]float64{{10, 10}}, known, Inconclusive, "A: 2 non-finite"},
 		{"values ≤ 0, mean 0", [][]float64{{-1, 1}, {-1, 1}}, [][]float64{{1, 2}, {2, 3}}, SessionNoise{}, Inconclusive, "mean of the baseline is 0"},
+		{"welch asked", [][]float64{{10, 11}, {10.2, 11}}, [][]float64{{10, 11}, {10.5, 11.5}}, SessionNoise{}, Inconclusive, "not Welch's t over runs"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := CompareSessions(tt.a, tt.b, tt.noise, Options{})
+			opt := Options{}
+			if strings.Contains(tt.warning, "Welch") {
+				opt.Test = TestWelch
+			}
+			c := CompareSessions(tt.a, tt.b, tt.noise, opt)
 			if c.Verdict != tt.want {
 				t.Errorf("verdict %s, want %s (%+v)", c.Verdict, tt.want, c)
 			}
