@@ -10,7 +10,7 @@
 #   ./bench/vm-arch.sh [n]        (default 3 rounds)
 #
 # Kernels are Debian's current builds by metapackage (fetched once into
-# ~/.cache/kdelta/kernels with apt-get, as root); the guest kdelta of each
+# ~/.cache/kdelta/packages with apt-get, as root); the guest kdelta of each
 # architecture is built beside the host's.
 set -euo pipefail
 cd "$(dirname "$0")/.."

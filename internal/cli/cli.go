@@ -167,7 +167,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newSeriesCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd())
 	return root
 }
 
@@ -196,6 +196,7 @@ var linuxOnlyCommands = map[string]linuxOnly{
 	"kdelta stat":       {why: "measures a command on this machine's kernel"},
 	"kdelta ab":         {why: "changes and measures this machine's kernel settings"},
 	"kdelta vm":         {why: "boots a kernel under test in qemu with kdelta as its /init"},
+	"kdelta series":     {why: "boots kernel builds in qemu with kdelta as their /init"},
 	"kdelta bisect-run": {why: "measures this machine's kernel to judge it"},
 	"kdelta restore":    {why: "writes back the kernel settings a killed kdelta left changed"},
 	"kdelta calibrate":  {why: "measures this machine's session noise"},

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -19,14 +18,25 @@ type vmFlags struct {
 	labels          []string
 	output, console string
 	rf              recordFlags
+	series          bool // kdelta series: end with the history, not a comparison
 }
 
 func newVMCmd() *cobra.Command {
-	var v vmFlags
+	return vmCommand("vm --kernel IMAGE [--append ARGS] [--kernel IMAGE2 --append ARGS2 ...] [flags] -- run WORKLOAD... [-r N]",
+		"Boot kernels under test in qemu and run workloads inside", false)
+}
+
+// newSeriesCmd is kdelta series: kdelta vm over builds, ending with their
+// history in version order and what differs on either side of a step.
+func newSeriesCmd() *cobra.Command {
+	return vmCommand("series --kernel deb:A --kernel deb:B ... [--boots N] [flags] -- run WORKLOAD...",
+		"Boot a series of kernel builds round-robin and find the step between them", true)
+}
+
+func vmCommand(use, short string, series bool) *cobra.Command {
+	v := vmFlags{series: series}
 	c := &cobra.Command{
-		Use:   "vm --kernel IMAGE [--append ARGS] [--kernel IMAGE2 --append ARGS2 ...] [flags] -- run WORKLOAD... [-r N]",
-		Short: "Boot kernels under test in qemu and run workloads inside",
-		Long:  longHelp("vm"),
+		Use: use, Short: short, Long: longHelp(strings.Fields(use)[0]),
 		RunE: func(c *cobra.Command, args []string) error {
 			v.cl.Args, v.cl.Dash, v.cl.Given = args, c.ArgsLenAtDash(), c.Flags().Changed
 			return v.run(c)
@@ -65,19 +75,11 @@ func (v *vmFlags) run(c *cobra.Command) error {
 		return err
 	}
 	opt.Log = c.ErrOrStderr()
-	if v.console != "" {
-		f, err := os.Create(v.console)
-		if err != nil {
-			return fmt.Errorf("--console: %w", err)
-		}
-		defer f.Close()
-		opt.Console = f
+	closeOutputs, err := opt.OpenOutputs(v.console, v.output)
+	if err != nil {
+		return err
 	}
-	if v.output != "" {
-		if err := os.MkdirAll(v.output, 0o755); err != nil {
-			return fmt.Errorf("-o %s: %w", v.output, err)
-		}
-	}
+	defer closeOutputs()
 	rec, err := v.rf.open(c.Context())
 	if err != nil {
 		return err
@@ -95,6 +97,10 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	}
 	if runErr != nil {
 		return runErr
+	}
+	if v.series {
+		fmt.Fprintln(c.OutOrStdout())
+		return report.WriteSeriesOf(c.OutOrStdout(), sets)
 	}
 	r, err := vm.Compare(sets)
 	if r == nil || err != nil {

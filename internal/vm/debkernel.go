@@ -41,7 +41,7 @@ func debCache() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("--kernel deb:: no cache directory: %w", err)
 	}
-	return filepath.Join(dir, "kdelta", "kernels"), nil
+	return filepath.Join(dir, "kdelta", "packages"), nil
 }
 
 // fetchDeb returns the kernel package ref names (deb:NAME[=VERSION]),

@@ -472,3 +472,24 @@ func appendNew(list []string, s string) []string {
 	}
 	return append(list, s)
 }
+
+// OpenOutputs opens what the command line asked for before anything boots,
+// so a bad path stops the command first: the console file (into Console)
+// and the directory the sets are saved in. The returned func closes them.
+func (o *Options) OpenOutputs(console, outDir string) (func(), error) {
+	done := func() {}
+	if console != "" {
+		f, err := os.Create(console)
+		if err != nil {
+			return nil, fmt.Errorf("--console: %w", err)
+		}
+		o.Console, done = f, func() { f.Close() }
+	}
+	if outDir != "" {
+		if err := os.MkdirAll(outDir, 0o755); err != nil {
+			done()
+			return nil, fmt.Errorf("-o %s: %w", outDir, err)
+		}
+	}
+	return done, nil
+}
