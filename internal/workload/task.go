@@ -23,6 +23,8 @@ type Task struct {
 	Report  Report
 	ready   func() error
 	readied bool
+	end     func() error
+	ended   bool
 }
 
 // NewTask returns a task for params; ready is called by Task.Ready (the
@@ -46,6 +48,26 @@ func (t *Task) Ready() error {
 		return nil
 	}
 	return t.ready()
+}
+
+// SetEnd gives End what to do: the runner's, when something watches the
+// timed part (kdelta run --funclatency). Without it End does nothing.
+func (t *Task) SetEnd(end func() error) { t.end = end }
+
+// End says the timed part is over. Call it once, right after the last
+// timed operation and before anything the run does after it (tearing down
+// what it set up, summarising its latencies), so that a probe of the
+// timed part (kdelta run --funclatency) sees that part and nothing else;
+// a workload that does not call it is watched until its result is sent.
+func (t *Task) End() error {
+	if t.ended || !t.readied {
+		return nil
+	}
+	t.ended = true
+	if t.end == nil {
+		return nil
+	}
+	return t.end()
 }
 
 // Readied tells whether Ready was called.
