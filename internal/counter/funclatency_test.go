@@ -162,43 +162,20 @@ func TestBufferKiB(t *testing.T) {
 	}
 }
 
-// fakeTracefs makes a tree of plain files shaped like a fresh tracefs of a
-// kernel with the function_graph tracer (as 6.1's reads), and a /proc with
-// kallsyms and meminfo. Plain files take what is written, so the tests
-// check what kdelta writes and what it puts back, not what a kernel does
-// with it (the guest tests do that).
+// fakeTracefs copies testdata/tracefs, a tree of plain files shaped like
+// a fresh tracefs of Linux 6.1 with the function_graph tracer, with the
+// tracers given, and makes a /proc with kallsyms and meminfo. Plain files
+// take what is written, so the tests check what kdelta writes and what it
+// puts back, not what a kernel does with it (the guest tests do that).
 func fakeTracefs(t *testing.T, tracers string) (dir, proc string) {
 	t.Helper()
 	root := t.TempDir()
 	dir, proc = filepath.Join(root, "tracing"), filepath.Join(root, "proc")
-	files := map[string]string{
-		"available_tracers":          tracers + "\n",
-		"available_filter_functions": "synchronize_rcu\nrcu_barrier\nbr_dev_xmit [bridge]\n",
-		"current_tracer":             "nop\n",
-		"tracing_on":                 "1\n",
-		"tracing_thresh":             "0\n",
-		"max_graph_depth":            "0\n",
-		"set_ftrace_filter":          "#### all functions enabled ####\n",
-		"set_graph_function":         "#### all functions enabled ####\n",
-		"set_ftrace_pid":             "no pid\n",
-		"buffer_size_kb":             "7 (expanded: 1408)\n",
-		"trace":                      "# tracer: nop\n",
-		"options/funcgraph-tail":     "0\n",
-		"options/funcgraph-duration": "1\n",
-		"options/sleep-time":         "1\n",
-		"options/funcgraph-irqs":     "1\n",
-		"options/funcgraph-abstime":  "0\n",
-		"options/funcgraph-proc":     "0\n",
-		"options/function-fork":      "0\n",
-		"per_cpu/cpu0/stats":         "entries: 0\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n",
-		"per_cpu/cpu1/stats":         "entries: 0\noverrun: 0\ncommit overrun: 0\ndropped events: 0\n",
+	if err := os.CopyFS(dir, os.DirFS("testdata/tracefs")); err != nil {
+		t.Fatal(err)
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(filepath.Join(dir, "available_tracers"), []byte(tracers+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	os.MkdirAll(proc, 0o755)
 	os.WriteFile(filepath.Join(proc, "kallsyms"), []byte("ffffffff81406390 T synchronize_rcu\nffffffff81400000 t rcu_inlined_helper\nffffffff81401000 T rcu_barrier\n"), 0o644)
