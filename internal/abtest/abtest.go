@@ -100,8 +100,12 @@ type Options struct {
 	// set; nil takes none.
 	Fingerprint func() *sysinfo.Fingerprint
 	// Knobs are the knob session's options (Root and JournalDir for
-	// tests; the command is Runner's).
+	// tests; the command is Runner's). The journal of --funclatency's
+	// tracefs files goes to the same JournalDir.
 	Knobs knob.Options
+	// Tracefs is where --funclatency finds tracefs; "" finds it
+	// ($KDELTA_TRACEFS).
+	Tracefs string
 	// Warn, when set, is called with each warning as it arises, so that
 	// a session of many minutes says a tuning problem when it starts;
 	// every warning is in Result.Warnings too.
@@ -143,6 +147,17 @@ type Result struct {
 // Result holds whatever ran, also when the error is runner.ErrInterrupted
 // (the sets then incomplete); it is nil when nothing could start.
 func Run(ctx context.Context, o Options) (*Result, error) {
+	// The functions first: what the kernel cannot time refuses the
+	// session before a knob is touched.
+	fl, err := openFuncLatency(o)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err := fl.Close(); err != nil && o.Warn != nil {
+			o.Warn(fmt.Sprintf("--funclatency: %v (kdelta restore tries again)", err))
+		}
+	}()
 	s, err := newSession(o)
 	if err != nil {
 		return nil, err
@@ -166,6 +181,23 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		err = s.compare()
 	}
 	return s.res, err
+}
+
+// openFuncLatency sets up the timing of the job's kernel functions
+// (--funclatency) and gives every run its window and metrics; nil when
+// the job times none.
+func openFuncLatency(o Options) (*counter.FuncLatency, error) {
+	j := o.Job
+	if len(j.FuncLatency) == 0 {
+		return nil, nil
+	}
+	fl, err := counter.OpenFuncLatency(counter.FuncOptions{Funcs: j.FuncLatency, Scope: j.FuncScope,
+		Tracefs: o.Tracefs, JournalDir: o.Knobs.JournalDir, Command: o.Runner.Command})
+	if err != nil {
+		return nil, fmt.Errorf("--funclatency: %w", err)
+	}
+	o.Runner.Window, o.Runner.Metrics = fl.Window(), fl.Metrics()
+	return fl, nil
 }
 
 // A session is one Run under way.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -271,5 +272,58 @@ func TestReport(t *testing.T) {
 	one := &abtest.Result{Cells: cells[:1], Sets: sets[:1], Paths: []string{""}}
 	if r := one.Report(abtest.Options{Job: j}); r.Sweeps == nil || r.Until != nil {
 		t.Errorf("one cell with a matrix: sweeps %v, until %+v; want a sweep and no until", r.Sweeps, r.Until)
+	}
+}
+
+// fakeTracefs copies counter's plain-file tracefs tree, with the tracers
+// given.
+func fakeTracefs(t *testing.T, tracers string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tracing")
+	if err := os.CopyFS(dir, os.DirFS("../counter/testdata/tracefs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "available_tracers"), []byte(tracers+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestRunFuncLatency: a job with funclatency gives every benchmark the
+// function's metrics and every run its window and its record, on a
+// plain-file tracefs (the guest tests time real calls); the tracer's files
+// are put back and the journal removed at the end. A kernel without the
+// tracer refuses the session before any run, in one line.
+func TestRunFuncLatency(t *testing.T) {
+	dir := fakeTracefs(t, "function_graph nop")
+	o, journal := session(t, &job.Job{Repeat: 2, FuncLatency: []string{"synchronize_rcu"}})
+	o.Tracefs = dir
+	res, err := abtest.Run(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := res.Sets[0].Benchmarks[0]
+	if !slices.ContainsFunc(b.Metrics, func(m result.Metric) bool { return m.Name == "synchronize_rcu.p50" && m.Unit == "us" }) {
+		t.Errorf("metrics %+v lack synchronize_rcu.p50", b.Metrics)
+	}
+	for _, r := range b.Measured() {
+		if len(r.Functions) != 1 || r.Functions[0].Name != "synchronize_rcu" || r.Values["synchronize_rcu.calls"] != 0 || r.Info["funclatency"] == "" {
+			t.Errorf("run %d: functions %+v, values %v, info %q", r.Index, r.Functions, r.Values, r.Info["funclatency"])
+		}
+	}
+	for file, want := range map[string]string{"current_tracer": "nop", "tracing_on": "1", "buffer_size_kb": "1408", "set_ftrace_filter": "", "options/funcgraph-tail": "0"} {
+		if got, _ := os.ReadFile(filepath.Join(dir, file)); strings.TrimSpace(string(got)) != want {
+			t.Errorf("after the session %s = %q, want %q", file, got, want)
+		}
+	}
+	if js := journals(t, journal); len(js) != 0 {
+		t.Errorf("journals left: %v", js)
+	}
+
+	o, _ = session(t, &job.Job{Repeat: 2, FuncLatency: []string{"synchronize_rcu"}})
+	o.Tracefs = fakeTracefs(t, "function nop")
+	res, err = abtest.Run(context.Background(), o)
+	if res != nil || err == nil || !strings.HasPrefix(err.Error(), "--funclatency: this kernel has no function_graph tracer") {
+		t.Errorf("without the tracer: result %v, error %v", res, err)
 	}
 }

@@ -1,11 +1,13 @@
 package abtest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/knob"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -39,6 +41,9 @@ type Overrides struct {
 	// the settings are added to the file's, the variants replace the
 	// file's, and an axis replaces the file's axis of the same key.
 	Set, Variants, Matrix []string
+	// FuncLatency and FuncScope are --funclatency FUNC[,FUNC...] and
+	// --funclatency-scope.
+	FuncLatency, FuncScope string
 	// Quick (the quick suite) and Workloads (as the command line names
 	// them) replace the file's workloads when either is given.
 	Quick     bool
@@ -126,6 +131,27 @@ func (o Overrides) runs(j *job.Job) error {
 	}
 	if j.UntilConclusive && j.MaxRuns < j.Repeat {
 		return fmt.Errorf("--max-runs: %d is fewer than -r %d", j.MaxRuns, j.Repeat)
+	}
+	return o.funcs(j)
+}
+
+// funcs lays --funclatency and --funclatency-scope over j.
+func (o Overrides) funcs(j *job.Job) error {
+	if o.FuncLatency != "" && o.over(j, "funclatency", "funclatency") {
+		fs, err := counter.ParseFuncs(o.FuncLatency)
+		if err != nil {
+			return fmt.Errorf("--funclatency: %w", err)
+		}
+		j.FuncLatency = fs
+	}
+	if o.FuncScope != "" && o.over(j, "funclatency-scope", "funclatency_scope") {
+		j.FuncScope = o.FuncScope
+	}
+	if j.FuncScope != "" && !slices.Contains(counter.Scopes, j.FuncScope) {
+		return fmt.Errorf("--funclatency-scope: unknown scope %q (%s)", j.FuncScope, strings.Join(counter.Scopes, " or "))
+	}
+	if j.FuncScope == counter.ScopeTasks && len(j.FuncLatency) == 0 {
+		return errors.New("--funclatency-scope: tasks needs --funclatency FUNC")
 	}
 	return nil
 }

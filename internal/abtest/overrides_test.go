@@ -28,13 +28,13 @@ func given(flags ...string) func(string) bool {
 // --order) keeps the file's order and seed.
 func TestOverridesJob(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "j.toml")
-	src := "repeat = 3\nwarmup = 0\norder = \"blocks\"\nseed = 7\nmax_runs = 9\nlabels = { kernel = \"6.16\" }\n\n" +
+	src := "repeat = 3\nwarmup = 0\norder = \"blocks\"\nseed = 7\nmax_runs = 9\nlabels = { kernel = \"6.16\" }\nfunclatency = \"rcu_barrier\"\n\n" +
 		"[[workload]]\nname = \"syscall\"\n\n[matrix]\ncalls = [1000, 2000]\n"
 	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// The flags' defaults, as kdelta ab registers them.
-	ab := abtest.Overrides{File: file, Repeat: 5, Warmup: 1, Timeout: 10 * time.Minute, Order: "interleaved", Seed: 1, MaxRuns: 20}
+	ab := abtest.Overrides{File: file, Repeat: 5, Warmup: 1, Timeout: 10 * time.Minute, Order: "interleaved", Seed: 1, MaxRuns: 20, FuncScope: "system"}
 	tests := []struct {
 		name string
 		o    func(abtest.Overrides) abtest.Overrides
@@ -44,15 +44,22 @@ func TestOverridesJob(t *testing.T) {
 			if j.Repeat != 3 || j.Warmup != 0 || j.Order != "blocks" || j.Seed != 7 || j.MaxRuns != 9 || j.Timeout != 10*time.Minute {
 				return "the file's repeat, warmup, order, seed, max_runs and the flag's timeout"
 			}
+			if strings.Join(j.FuncLatency, ",") != "rcu_barrier" || j.FuncScope != "system" {
+				return "the file's funclatency, the flag's default scope"
+			}
 			return ""
 		}},
 		{"flags given over file", func(o abtest.Overrides) abtest.Overrides {
 			o.Repeat, o.Order, o.Seed, o.MaxRuns = 4, "random", 2, 12
-			o.Given = given("repeat", "order", "seed", "max-runs")
+			o.FuncLatency, o.FuncScope = "synchronize_rcu,rcu_barrier", "tasks"
+			o.Given = given("repeat", "order", "seed", "max-runs", "funclatency", "funclatency-scope")
 			return o
 		}, func(j *job.Job) string {
 			if j.Repeat != 4 || j.Order != "random" || j.Seed != 2 || j.MaxRuns != 12 || j.Warmup != 0 {
 				return "the flags given, the file's warmup"
+			}
+			if strings.Join(j.FuncLatency, ",") != "synchronize_rcu,rcu_barrier" || j.FuncScope != "tasks" {
+				return "--funclatency and --funclatency-scope over the file's"
 			}
 			return ""
 		}},
@@ -115,6 +122,9 @@ func TestOverridesErrors(t *testing.T) {
 			o.Variants, o.Matrix = []string{"a:smt=on", "b:smt=off"}, []string{"smt=on,off"}
 		}, "--matrix smt: variant a sets the same knob"},
 		{func(o *abtest.Overrides) { o.Workloads = []string{"nosuch"} }, "nosuch"},
+		{func(o *abtest.Overrides) { o.FuncLatency = "sync*" }, `--funclatency: "sync*" is not a kernel function name`},
+		{func(o *abtest.Overrides) { o.FuncLatency, o.FuncScope = "f", "cpus" }, `--funclatency-scope: unknown scope "cpus" (system or tasks)`},
+		{func(o *abtest.Overrides) { o.FuncScope = "tasks" }, "--funclatency-scope: tasks needs --funclatency FUNC"},
 		{func(o *abtest.Overrides) { o.File = filepath.Join(t.TempDir(), "none.toml") }, "none.toml"},
 	}
 	for _, tt := range tests {

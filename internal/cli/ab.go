@@ -85,6 +85,8 @@ func (s *sessionFlags) register(f *pflag.FlagSet, ab bool) {
 		f.StringVar(&o.Order, "order", "interleaved", "interleaved, random (shuffled rounds, --seed) or blocks")
 		f.Uint64Var(&o.Seed, "seed", 1, "seed of --order random")
 	}
+	f.StringVar(&o.FuncLatency, "funclatency", "", "time these kernel functions, FUNC[,FUNC...], in the kernel during every run's timed part: metrics FUNC.calls and FUNC.p50 etc. in us (function_graph tracer; root)")
+	f.StringVar(&o.FuncScope, "funclatency-scope", "system", "whose calls --funclatency times: system (any task) or tasks (the workload's)")
 	s.cf.register(f, "all")
 	s.pf.register(f)
 	s.rf.register(f)
@@ -151,7 +153,7 @@ func (s *sessionFlags) abOptions(ctx context.Context, args []string) (abtest.Opt
 	if err != nil {
 		return abtest.Options{}, err
 	}
-	o := abtest.Options{Job: j, Plan: plan, Output: s.output}
+	o := abtest.Options{Job: j, Plan: plan, Output: s.output, Tracefs: getenv(ctx, "KDELTA_TRACEFS")}
 	if s.ab {
 		if o.Stats, err = s.cmp.options(); err != nil {
 			return o, err

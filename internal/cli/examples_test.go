@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,6 +32,8 @@ var exampleOverrides = map[string][]string{
 	"001-messaging-preempt-vm.toml":   nil,
 	"001-messaging-preempt-live.toml": {"-r", "2", "--warmup", "0", "--matrix", "groups=1", "--matrix", "loops=20"},
 	"002-rcu-smt.toml":                {"-r", "2", "--warmup", "0", "--matrix", "calls=3"},
+	"002-bridge-wake-from-gp.toml":    {"-r", "2", "--warmup", "0", "--matrix", "cycles=2"},
+	"002-bridge-expedited-vm.toml":    nil,
 }
 
 // TestExamples is acceptance test 5: every shipped job parses and runs
@@ -155,15 +158,20 @@ func runVMExample(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	small := string(text)
-	for _, r := range []struct{ re, to string }{
-		{`(?m)^repeat = \d+`, "repeat = 1"},
-		{`(?m)^warmup = \d+`, "warmup = 0"},
-		{`(?m)^boots = \d+`, "boots = 1"},
-		{`groups = \d+`, "groups = 1"},
-		{`loops = \d+`, "loops = 5"},
+	for _, r := range []struct {
+		re, to string
+		must   bool
+	}{
+		{`(?m)^repeat = \d+`, "repeat = 1", true},
+		{`(?m)^warmup = \d+`, "warmup = 0", true},
+		{`(?m)^boots = \d+`, "boots = 1", false},
+		{`groups = \d+`, "groups = 1", false},
+		{`loops = \d+`, "loops = 5", false},
+		{`cycles = \d+`, "cycles = 2", false},
+		{`calls = \d+`, "calls = 3", false},
 	} {
 		re := regexp.MustCompile(r.re)
-		if !re.MatchString(small) {
+		if r.must && !re.MatchString(small) {
 			t.Fatalf("%s: no %s to make small", path, r.re)
 		}
 		small = re.ReplaceAllString(small, r.to)
@@ -174,14 +182,18 @@ func runVMExample(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	cmd := exec.Command(bin, "vm", "-f", jobPath, "--kernel", kernel, "--no-store", "-o", out)
-	b, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("kdelta vm -f %s: %v\n%s", jobPath, err, b)
-	}
+	args := []string{"vm", "-f", jobPath, "--kernel", kernel, "--no-store", "-o", out}
 	j, err := job.Load(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if slices.ContainsFunc(j.Workloads, func(w job.Workload) bool { return w.Name == "bridge" }) {
+		args = append(args, "--modules", vmModules(t, kernel))
+	}
+	cmd := exec.Command(bin, args...)
+	b, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("kdelta vm -f %s: %v\n%s", jobPath, err, b)
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
 	if len(files) != len(j.Variants) {
@@ -194,6 +206,14 @@ func runVMExample(t *testing.T, path string) {
 		}
 		if n := len(s.Benchmarks[0].Measured()); n != 1 {
 			t.Errorf("%s: %d measured runs, want 1", f, n)
+		}
+		// The job's kernel functions, timed in every measured run.
+		for _, b := range s.Benchmarks {
+			for _, r := range b.Measured() {
+				if len(r.Functions) != len(j.FuncLatency) {
+					t.Errorf("%s: %s run %d timed %d functions, the job asks for %v", f, b.Workload, r.Index, len(r.Functions), j.FuncLatency)
+				}
+			}
 		}
 	}
 }

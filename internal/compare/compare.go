@@ -135,6 +135,9 @@ type Result struct {
 	Rows []Row
 	// Latency holds, per latency workload, every set's per-run table.
 	Latency []LatencyTable
+	// Functions hold, per benchmark and kernel function timed during its
+	// runs (--funclatency), every set's calls.
+	Functions []FuncTable
 	// GeoMean[i] is the geometric mean over workloads of the cost ratio of
 	// set i+1 to the baseline (below 1: faster), taken on each benchmark's
 	// first metric, oriented so that lower is better.
@@ -231,6 +234,7 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		if lt, ok := latencyTable(all); ok {
 			r.Latency = append(r.Latency, lt)
 		}
+		r.Functions = append(r.Functions, funcTables(all)...)
 	}
 	if matched == 0 {
 		return nil, fmt.Errorf("the sets share no workload with the same parameters")

@@ -17,4 +17,9 @@
 // by StartMonitors and turned into result.Monitor deltas by
 // (*Running).Stop. Every reader takes a root path, so tests run on fixture
 // trees. Hook wires both into the runner's OnReady.
+//
+// Kernel-function latency (FuncLatency, kdelta run --funclatency) times
+// named kernel functions in the kernel, with tracefs's function_graph
+// tracer, over each run's timed part (runner.Window): every call's count
+// and duration, read after the run, as a result.Function and as metrics.
 package counter

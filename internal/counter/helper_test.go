@@ -40,6 +40,8 @@ func helperMain(mode string) int {
 		return 1
 	}
 	switch mode {
+	case "funclatency":
+		return funcLatencyHelper()
 	case "syscalls":
 		// A grandchild: N getppid calls, nothing else.
 		n, _ := strconv.Atoi(os.Getenv("N"))

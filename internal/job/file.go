@@ -17,6 +17,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/knob"
 )
 
@@ -43,6 +44,11 @@ type Job struct {
 	Monitors, Events, Counters string
 	// Profile, when set, asks for profiled runs after the measured ones.
 	Profile *Profile
+	// FuncLatency are the kernel functions timed in the kernel during
+	// every run (--funclatency), and FuncScope whose calls: system or
+	// tasks (--funclatency-scope; "" is system).
+	FuncLatency []string
+	FuncScope   string
 	// UntilConclusive adds rounds until every variant's first metric has
 	// a conclusive verdict against the first variant, up to MaxRuns.
 	UntilConclusive bool
@@ -200,6 +206,12 @@ func Parse(name string, data []byte) (*Job, error) {
 			j.Set, err = d.settings(p, v)
 		case "profile":
 			j.Profile, err = d.profile(p, v)
+		case "funclatency":
+			j.FuncLatency, err = d.funcs(p, v)
+		case "funclatency_scope":
+			if j.FuncScope, err = d.str(p, v); err == nil && !oneOf(j.FuncScope, counter.Scopes) {
+				err = d.errf(p, "funclatency_scope: unknown scope %q (%s)", j.FuncScope, strings.Join(counter.Scopes, " or "))
+			}
 		case "workload":
 			j.Workloads, err = d.workloads(p, v)
 		case "variant":
@@ -210,7 +222,7 @@ func Parse(name string, data []byte) (*Job, error) {
 			j.VM, err = d.vm(p, v)
 		default:
 			err = d.unknown(p, []string{"description", "repeat", "warmup", "cpus", "shield", "fifo", "timeout", "order", "seed", "labels",
-				"monitors", "events", "counters", "until_conclusive", "max_runs", "set", "profile", "workload", "variant", "matrix", "vm"})
+				"monitors", "events", "counters", "until_conclusive", "max_runs", "set", "profile", "funclatency", "funclatency_scope", "workload", "variant", "matrix", "vm"})
 		}
 		if err != nil {
 			return nil, err
@@ -412,6 +424,23 @@ func (d *decoder) scalarTable(p keyPath, v any) (map[string]string, error) {
 		out[k] = s
 	}
 	return out, nil
+}
+
+// funcs reads kernel function names: "f,g" or ["f", "g"].
+func (d *decoder) funcs(p keyPath, v any) ([]string, error) {
+	list, ok := v.(string)
+	if !ok {
+		names, err := d.strList(p, v)
+		if err != nil {
+			return nil, d.wrongType(p, "a string or an array of strings", v)
+		}
+		list = strings.Join(names, ",")
+	}
+	fs, err := counter.ParseFuncs(list)
+	if err != nil {
+		return nil, d.errf(p, "%s: %v", p.display(), err)
+	}
+	return fs, nil
 }
 
 func (d *decoder) strList(p keyPath, v any) ([]string, error) {

@@ -28,6 +28,8 @@ counters = "on"
 until_conclusive = true
 max_runs = 30
 set = ["/sys/kernel/rcu_expedited=0"]
+funclatency = ["synchronize_rcu", "rcu_barrier"]
+funclatency_scope = "tasks"
 
 [profile]
 runs = 2
@@ -79,13 +81,16 @@ func TestParseFull(t *testing.T) {
 	if len(j.Set) != 1 || j.Set[0].Knob.Key != "sys.kernel.rcu_expedited" {
 		t.Errorf("set: %+v", j.Set)
 	}
+	if strings.Join(j.FuncLatency, ",") != "synchronize_rcu,rcu_barrier" || j.FuncScope != "tasks" {
+		t.Errorf("funclatency: %v, scope %q", j.FuncLatency, j.FuncScope)
+	}
 	if p := j.Profile; p == nil || p.Runs != 2 || !p.CallGraph || p.Event != "cpu-clock" || p.Freq != 999 {
 		t.Errorf("profile: %+v", p)
 	}
-	if len(j.Workloads) != 2 || j.Workloads[0].Params["calls"] != "30" || j.Workloads[1].Params["mode"] != "thread" || j.Workloads[1].Where != "full.toml:30" {
+	if len(j.Workloads) != 2 || j.Workloads[0].Params["calls"] != "30" || j.Workloads[1].Params["mode"] != "thread" || j.Workloads[1].Where != "full.toml:32" {
 		t.Errorf("workloads: %+v", j.Workloads)
 	}
-	if len(j.Variants) != 2 || len(j.Variants[0].Set) != 2 || j.Variants[0].Labels["note"] != "default" || j.Variants[1].Where != "full.toml:44" {
+	if len(j.Variants) != 2 || len(j.Variants[0].Set) != 2 || j.Variants[0].Labels["note"] != "default" || j.Variants[1].Where != "full.toml:46" {
 		t.Errorf("variants: %+v", j.Variants)
 	}
 	if len(j.Matrix) != 2 || j.Matrix[0].Key != "loops" || j.Matrix[0].Knob != nil || j.Matrix[1].Key != "governor" || j.Matrix[1].Knob == nil {
@@ -131,6 +136,9 @@ func TestParseErrors(t *testing.T) {
 		{"matrix knob bad value", "[matrix]\nsmt = [\"on\", \"sideways\"]\n", "j.toml:2: matrix: smt=sideways: bad value"},
 		{"matrix duplicate value", "[matrix]\ngroups = [1, 1]\n", "j.toml:2: matrix: groups: value 1 twice"},
 		{"max_runs below repeat", "repeat = 5\nmax_runs = 3\n", "j.toml:2: max_runs: 3 is fewer than repeat 5"},
+		{"funclatency pattern", "repeat = 5\nfunclatency = \"sync*\"\n", "j.toml:2: funclatency: \"sync*\" is not a kernel function name"},
+		{"funclatency type", "funclatency = 3\n", "j.toml:1: funclatency: want a string or an array of strings, got integer"},
+		{"funclatency scope", "funclatency_scope = \"cpus\"\n", "j.toml:1: funclatency_scope: unknown scope \"cpus\" (system or tasks)"},
 		{"syntax", "repeat = 5\nwarmup = \n", "j.toml:2: toml:"},
 		{"duplicate key", "repeat = 5\nrepeat = 6\n", "j.toml:2: toml:"},
 	}

@@ -65,7 +65,7 @@ func createJournal(dir string, rec record) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("restore journal: %w (set XDG_STATE_HOME to a writable directory)", err)
 	}
-	final := filepath.Join(dir, strconv.Itoa(rec.PID)+".json")
+	final := freeJournalName(dir, rec.PID)
 	tmp := final + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
@@ -97,6 +97,21 @@ func createJournal(dir string, rec record) (*journal, error) {
 	}
 	syncDir(dir)
 	return &journal{path: final, f: f}, nil
+}
+
+// freeJournalName returns DIR/PID.json, or DIR/PID-N.json for the first
+// N that is free when that is taken: by another session of this process
+// (its knobs and --funclatency's tracefs files each have one), or by a
+// journal a dead process of the same pid left for another try.
+func freeJournalName(dir string, pid int) string {
+	base := filepath.Join(dir, strconv.Itoa(pid))
+	name := base + ".json"
+	for n := 2; ; n++ {
+		if _, err := os.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			return name
+		}
+		name = base + "-" + strconv.Itoa(n) + ".json"
+	}
 }
 
 // remove deletes the journal: every knob is back.

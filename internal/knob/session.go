@@ -86,31 +86,12 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 	if len(s.files) == 0 && opt.Shield == nil {
 		return s, nil
 	}
-	dir := opt.JournalDir
-	if dir == "" {
-		var err error
-		if dir, err = JournalDir(); err != nil {
-			return nil, err
-		}
+	dir, err := opt.journalDir()
+	if err != nil {
+		return nil, err
 	}
-	// A knob that a running kdelta holds changed would be saved with that
-	// kdelta's value and then fought over: refuse it. The journals of
-	// kdeltas that are gone are restored first, so what is saved here is
-	// the machine's own value.
-	if _, holders, err := Recover(dir); err == nil {
-		for _, h := range holders {
-			if h.PID == os.Getpid() {
-				continue
-			}
-			for _, e := range h.Knobs {
-				if f := byPath[e.Path]; f != nil {
-					return nil, fmt.Errorf("%s: kdelta pid %d is changing it now; wait for it to finish", f.knob.Name, h.PID)
-				}
-			}
-			if h.Shield != "" && opt.Shield != nil {
-				return nil, fmt.Errorf("--shield %s: kdelta pid %d shields CPUs %s now; wait for it to finish", sys.FormatCPUList(opt.Shield), h.PID, h.Shield)
-			}
-		}
+	if err := recoverHeld(dir, byPath, opt.Shield); err != nil {
+		return nil, err
 	}
 	// Re-read: a recovery may just have written a knob back.
 	rec := record{Schema: JournalSchema, PID: os.Getpid(), Started: time.Now().UTC(), Command: opt.Command}
@@ -136,6 +117,74 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 		return nil, err
 	}
 	s.journal = j
+	return s, nil
+}
+
+// journalDir is where the session's journal goes.
+func (opt Options) journalDir() (string, error) {
+	if opt.JournalDir != "" {
+		return opt.JournalDir, nil
+	}
+	return JournalDir()
+}
+
+// recoverHeld restores the journals in dir of kdeltas that are gone, and
+// refuses a file of byPath, or a shield when shield is set, that a running
+// kdelta holds: it would be saved with that kdelta's value and then fought
+// over. Restoring first makes what is saved after it the machine's own.
+func recoverHeld(dir string, byPath map[string]*file, shield []int) error {
+	_, holders, err := Recover(dir)
+	if err != nil {
+		return nil
+	}
+	for _, h := range holders {
+		if h.PID == os.Getpid() {
+			continue
+		}
+		for _, e := range h.Knobs {
+			if f := byPath[e.Path]; f != nil {
+				return fmt.Errorf("%s: kdelta pid %d is changing it now; wait for it to finish", f.knob.Name, h.PID)
+			}
+		}
+		if h.Shield != "" && shield != nil {
+			return fmt.Errorf("--shield %s: kdelta pid %d shields CPUs %s now; wait for it to finish", sys.FormatCPUList(shield), h.PID, h.Shield)
+		}
+	}
+	return nil
+}
+
+// Hold journals files whose value to write back is given, not read:
+// tracefs files whose content is not a value (set_ftrace_filter reads
+// "#### all functions enabled ####" when empty, and an empty write empties
+// it; buffer_size_kb reads "7 (expanded: 1408)"). Nothing is written now.
+// Restore writes each entry's value back in the order given, as do the
+// next kdelta to start after a crash or SIGKILL and kdelta restore; a file
+// that a running kdelta holds is refused, as Open refuses it. Paths are
+// absolute (Options.Root and Options.Shield are not used).
+func Hold(entries []Entry, opt Options) (*Session, error) {
+	s := &Session{}
+	byPath := map[string]*file{}
+	rec := record{Schema: JournalSchema, PID: os.Getpid(), Started: time.Now().UTC(), Command: opt.Command}
+	for _, e := range entries {
+		k := Knob{Name: e.Path, Key: e.Key, Path: e.Path, kind: plain}
+		f := &file{knob: k, path: e.Path, orig: e.Value}
+		s.files = append(s.files, f)
+		byPath[e.Path] = f
+		rec.Knobs = append(rec.Knobs, Entry{Key: e.Key, Path: e.Path, Value: e.Value})
+	}
+	if len(s.files) == 0 {
+		return s, nil
+	}
+	dir, err := opt.journalDir()
+	if err != nil {
+		return nil, err
+	}
+	if err := recoverHeld(dir, byPath, nil); err != nil {
+		return nil, err
+	}
+	if s.journal, err = createJournal(dir, rec); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

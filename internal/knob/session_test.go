@@ -315,3 +315,76 @@ func TestJournalDir(t *testing.T) {
 		t.Errorf("without XDG_STATE_HOME: %s", d)
 	}
 }
+
+// TestHold: files journalled with given values (a tracefs filter whose
+// empty content reads as a comment) are written back in order by Restore,
+// and by Recover once their owner is gone; a file another running kdelta
+// holds is refused.
+func TestHold(t *testing.T) {
+	dir, jdir := t.TempDir(), t.TempDir()
+	tracer, filter := filepath.Join(dir, "current_tracer"), filepath.Join(dir, "set_ftrace_filter")
+	os.WriteFile(tracer, []byte("nop\n"), 0o644)
+	os.WriteFile(filter, []byte("#### all functions enabled ####\n"), 0o644)
+	entries := []Entry{{Key: "tracefs.current_tracer", Path: tracer, Value: "nop"}, {Key: "tracefs.set_ftrace_filter", Path: filter, Value: ""}}
+	s, err := Hold(entries, Options{JournalDir: jdir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read(t, filter) != "#### all functions enabled ####\n" {
+		t.Fatal("Hold wrote a file")
+	}
+	os.WriteFile(tracer, []byte("function_graph\n"), 0o644)
+	os.WriteFile(filter, []byte("synchronize_rcu\n"), 0o644)
+	// A second session of the process (knobs and tracefs) has a journal
+	// of its own.
+	s2, err := Hold(entries[1:], Options{JournalDir: jdir})
+	if err != nil {
+		t.Fatalf("this process's own journal refused its file: %v", err)
+	}
+	if js := journals(t, jdir); len(js) != 2 {
+		t.Fatalf("journals of two sessions: %v", js)
+	}
+	// The owner dies: Recover writes the values back.
+	s.journal.release()
+	s2.journal.release()
+	done, _, err := Recover(jdir)
+	if err != nil || len(done) != 2 {
+		t.Fatalf("Recover: %v %v", done, err)
+	}
+	if read(t, tracer) != "nop\n" || read(t, filter) != "\n" {
+		t.Errorf("after Recover: tracer %q, filter %q", read(t, tracer), read(t, filter))
+	}
+
+	// Restore, in order.
+	s, err = Hold(entries, Options{JournalDir: jdir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(tracer, []byte("function_graph\n"), 0o644)
+	if err := s.Restore(); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, tracer) != "nop\n" {
+		t.Errorf("after Restore: tracer %q", read(t, tracer))
+	}
+	if js := journals(t, jdir); len(js) != 0 {
+		t.Errorf("journal left after Restore: %v", js)
+	}
+
+	// Another kdelta, alive, holds the filter.
+	rec := record{Schema: JournalSchema, PID: 1, Knobs: entries[1:]}
+	b, _ := json.Marshal(rec)
+	jf := filepath.Join(jdir, "1.json")
+	os.WriteFile(jf, b, 0o600)
+	f, err := os.Open(jf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := sys.TryLock(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Hold(entries, Options{JournalDir: jdir}); err == nil || !strings.Contains(err.Error(), "kdelta pid 1 is changing it now") {
+		t.Errorf("Hold of a file held by a running kdelta: %v", err)
+	}
+}

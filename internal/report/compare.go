@@ -157,6 +157,11 @@ func compareText(w io.Writer, r *compare.Result) {
 					latencySummary(w, lt, r.Names)
 				}
 			}
+			for _, ft := range r.Functions {
+				if ft.Workload == row.Workload && ft.Params == row.Params {
+					funcTable(w, "  ", ft)
+				}
+			}
 		}
 		if figureRowText(w, r, row) {
 			continue

@@ -59,6 +59,10 @@ func compareMarkdown(w io.Writer, r *compare.Result) {
 		fmt.Fprintln(w)
 		latencyRuns(w, lt, r.Names)
 	}
+	for _, ft := range r.Functions {
+		fmt.Fprintf(w, "\n%s %s\n\n", ft.Workload, ft.Params)
+		funcTable(w, "    ", ft)
+	}
 	for i, g := range r.GeoMean {
 		fmt.Fprintf(w, "\ngeomean cost ratio %s/%s: %.4f (%s)\n", r.Names[i+1], r.Names[0], g, Pct(g-1))
 	}

@@ -424,11 +424,12 @@ func sideSamples(s profile.Stat) string {
 	return samplesCell(s.Samples)
 }
 
-// writeColumns writes rows as aligned columns: text columns (the first,
-// and those whose header says what they name) left-aligned, figures
-// right-aligned, the last column unpadded.
+// writeColumns writes rows as aligned columns: text columns (those whose
+// header says what they name, or is empty above the rows' names)
+// left-aligned, figures right-aligned, the last column unpadded.
 func writeColumns(w io.Writer, indent string, rows [][]string) {
-	left := map[string]bool{"Symbol": true, "k/u": true, "Command": true, "Shared Object": true, "note": true}
+	left := map[string]bool{"Symbol": true, "k/u": true, "Command": true, "Shared Object": true, "note": true,
+		"": true, "distribution": true} // a row's name; a histogram's bars
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {

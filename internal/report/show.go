@@ -64,7 +64,15 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 		fmt.Fprintln(w, "  no measured runs")
 		return
 	}
-	fmt.Fprintf(w, "  %-14s %3s %24s %8s %12s %12s %12s\n", "metric", "n", "mean ± stddev", "(CV)", "median", "min", "max")
+	// The name column fits the longest name (FUNC.p50 of --funclatency
+	// runs to 30 characters and more).
+	wide := 14
+	for _, m := range b.Metrics {
+		if len(b.Values(m.Name)) > 0 {
+			wide = max(wide, len(m.Name))
+		}
+	}
+	fmt.Fprintf(w, "  %-*s %3s %24s %8s %12s %12s %12s\n", wide, "metric", "n", "mean ± stddev", "(CV)", "median", "min", "max")
 	if len(b.Metrics) > 0 {
 		// Runs of several sessions (the boots of vm --boots) are
 		// compared over their sessions: say how many there are.
@@ -82,7 +90,7 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 		if m.Unit != "" && m.Unit != m.Name {
 			unit = " " + m.Unit
 		}
-		fmt.Fprintf(w, "  %-14s %3d %24s %8s %12s %12s %12s\n", m.Name, sm.N,
+		fmt.Fprintf(w, "  %-*s %3d %24s %8s %12s %12s %12s\n", wide, m.Name, sm.N,
 			Num(sm.Mean)+" ± "+Num(sm.Stddev)+unit, fmt.Sprintf("(%.1f%%)", sm.CV),
 			Num(sm.Median), Num(sm.Min), Num(sm.Max))
 	}
@@ -100,6 +108,7 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 	if hasLatency(measured) {
 		showLatencyRuns(w, measured)
 	}
+	showFuncs(w, b, measured)
 	showPerSecond(w, measured)
 	if opt.Runs {
 		showRuns(w, b, measured)

@@ -197,6 +197,9 @@ type Run struct {
 	// Monitors are system files read before and after the run (or over a
 	// window inside it), as deltas.
 	Monitors []Monitor `json:"monitors,omitempty"`
+	// Functions are the kernel functions timed in the kernel during the
+	// run's timed part (kdelta run --funclatency), in the order asked.
+	Functions []Function `json:"functions,omitempty"`
 }
 
 // Figures is a set of the figures of a run that a source may not give,
@@ -368,6 +371,37 @@ type Monitor struct {
 	Text map[string]string `json:"text,omitempty"`
 	// Notes explain the values ("schedstats disabled: counters stay zero").
 	Notes []string `json:"notes,omitempty"`
+}
+
+// A Function is what the kernel's tracer recorded of one kernel function
+// during a run's timed part: every call that returned inside it, timed by
+// the kernel from entry to return, time asleep included.
+type Function struct {
+	// Name is the function as the kernel names it (synchronize_rcu).
+	Name string `json:"name"`
+	// Tracer is what timed the calls: function_graph.
+	Tracer string `json:"tracer"`
+	// Scope is system (calls by any task, as the seed mail measured) or
+	// tasks (calls by the workload's tasks only).
+	Scope string `json:"scope"`
+	// Calls summarises the calls' latencies, in us; Calls.Count is the
+	// number of calls, and Raw holds every latency when there are at most
+	// MaxRaw.
+	Calls Latency `json:"calls"`
+	// Hist counts the calls by latency in log2 buckets of microseconds,
+	// the empty buckets left out.
+	Hist []Bucket `json:"hist,omitempty"`
+	// Lost is the number of trace events the buffer could not keep during
+	// the window (all the functions of the run share the buffer): when it
+	// is not 0 the figures cover only the calls that were kept.
+	Lost int64 `json:"lost,omitempty"`
+}
+
+// A Bucket of a latency histogram counts the values v with Lo <= v < Hi.
+type Bucket struct {
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	Count int64   `json:"count"`
 }
 
 // Measured tells whether the run produced values that count in statistics.

@@ -34,6 +34,34 @@ type job struct {
 	// Exec, when set, makes the child exec this command after the
 	// go-ahead instead of running a workload (kdelta stat).
 	Exec []string `json:"exec,omitempty"`
+	// Window, when set, is the window the child opens and closes on
+	// windowFD around its timed part (Options.Window).
+	Window *jobWindow `json:"window,omitempty"`
+}
+
+// A jobWindow is what the child writes to open and to close its window.
+type jobWindow struct {
+	On  string `json:"on"`
+	Off string `json:"off"`
+}
+
+// windowFD is the descriptor of the window's switch in the child.
+const windowFD = 5
+
+// open writes the window's On: the timed part starts.
+func (w *jobWindow) open() error {
+	if _, err := syscall.Write(windowFD, []byte(w.On)); err != nil {
+		return fmt.Errorf("opening the window of the timed part (fd %d): %w", windowFD, err)
+	}
+	return nil
+}
+
+// close writes the window's Off: the timed part is over.
+func (w *jobWindow) close() error {
+	if _, err := syscall.Write(windowFD, []byte(w.Off)); err != nil {
+		return fmt.Errorf("closing the window of the timed part (fd %d): %w", windowFD, err)
+	}
+	return nil
 }
 
 const jobEnv = "KDELTA_JOB"
@@ -86,8 +114,12 @@ func ChildMain() int {
 	if err := json.Unmarshal([]byte(os.Getenv(jobEnv)), &j); err != nil {
 		return fail(fmt.Errorf("bad job: %w", err))
 	}
+	if j.Window != nil {
+		// Neither helpers nor an exec'd command may close the window.
+		syscall.CloseOnExec(windowFD)
+	}
 	if j.Exec != nil {
-		return execJob(j.Exec, send, in)
+		return execJob(j.Exec, send, in, j.Window)
 	}
 	w, ok := workload.Lookup(j.Workload)
 	if !ok {
@@ -103,8 +135,14 @@ func ChildMain() int {
 		if _, err := io.ReadFull(in, goByte); err != nil {
 			return fmt.Errorf("waiting for the parent's go-ahead: %w", err)
 		}
+		if j.Window != nil {
+			return j.Window.open()
+		}
 		return nil
 	})
+	if j.Window != nil {
+		t.SetEnd(j.Window.close)
+	}
 	describeSelf(t)
 	err = w.Run(t)
 	if reason, ok := workload.SkipReason(err); ok {
@@ -163,7 +201,7 @@ func readMessages(r io.Reader, ch chan<- message, errc chan<- error) {
 // execJob becomes the command: after the go-ahead (counters are then open
 // with enable-on-exec) the child tells the parent and execs it, so the
 // counts start at the command's first instruction, as perf stat's do.
-func execJob(argv []string, send func(message), in *os.File) int {
+func execJob(argv []string, send func(message), in *os.File, win *jobWindow) int {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
 		send(message{Type: "error", Reason: err.Error()})
@@ -182,6 +220,14 @@ func execJob(argv []string, send func(message), in *os.File) int {
 	send(message{Type: "ready", PID: os.Getpid()})
 	if _, err := io.ReadFull(in, make([]byte, 1)); err != nil {
 		return 1
+	}
+	if win != nil {
+		// The command's whole life is the timed part; the runner
+		// closes the window when it exits.
+		if err := win.open(); err != nil {
+			send(message{Type: "error", Reason: err.Error()})
+			return 1
+		}
 	}
 	send(message{Type: "exec"})
 	err = syscall.Exec(path, argv, clean)

@@ -23,6 +23,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -75,6 +76,40 @@ type Options struct {
 	// Session); "" is the set's id, a session of its own. The cells of
 	// an interleaved job pass the one session they share.
 	Session string
+	// Window, when set, watches the timed part of every run, warm-ups
+	// included (kdelta run --funclatency).
+	Window *Window
+	// Metrics are reported by every benchmark on top of its workload's
+	// (the window's figures), and defined in the set after them.
+	Metrics []result.Metric
+}
+
+// A Window watches the kernel over the timed part of a run. The child
+// opens and closes it itself, at the instants its workload's timed part
+// starts and ends (workload.Task.Ready returns, workload.Task.End), by
+// writing On and then Off to Switch, which it inherits: nothing else runs
+// or wakes to do it, and no reading happens inside. A workload that does
+// not call End has its window closed by the runner when its result
+// arrives or it exits.
+type Window struct {
+	// Switch is the file the child writes On and Off to (tracefs's
+	// tracing_on); the runner writes Off to it too.
+	Switch  *os.File
+	On, Off []byte
+	// Start is called when the child is set up and waiting for its
+	// go-ahead, after OnReady, with the window closed: it readies the
+	// probe for this run (clears what the last left, names the child's
+	// tasks). An error fails the run.
+	Start func(pid int) error
+	// Finish is called with the finished run, once the window is closed,
+	// for every run Start was called for: it reads what the window saw
+	// into the run and clears it.
+	Finish func(r *result.Run)
+}
+
+// close closes the window from the parent's side, as End would have.
+func (w *Window) close() {
+	w.Switch.Write(w.Off)
 }
 
 // ErrInterrupted is returned when the session was stopped by a signal;
@@ -158,7 +193,7 @@ func NewSet(specs []workload.Spec, opt *Options) *result.Set {
 		s.Benchmarks = append(s.Benchmarks, &result.Benchmark{
 			Workload: sp.Workload.Name(),
 			Params:   map[string]string(sp.Values),
-			Metrics:  workload.MetricsOf(sp),
+			Metrics:  slices.Concat(workload.MetricsOf(sp), opt.Metrics),
 		})
 	}
 	return s
@@ -431,6 +466,10 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 	if e, ok := sp.Workload.(*Command); ok {
 		j.Exec = e.Argv
 	}
+	win := opt.Window
+	if win != nil {
+		j.Window = &jobWindow{On: string(win.On), Off: string(win.Off)}
+	}
 	jb, _ := json.Marshal(j)
 	repR, repW, err := os.Pipe()
 	if err != nil {
@@ -456,6 +495,10 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 	cmd := exec.Command(exe, ChildArg)
 	cmd.Env = childEnv(string(jb))
 	cmd.ExtraFiles = []*os.File{repW, goR}
+	if win != nil {
+		// fd 5, windowFD.
+		cmd.ExtraFiles = append(cmd.ExtraFiles, win.Switch)
+	}
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	if opt.CommandOutput != nil && j.Exec != nil {
@@ -488,6 +531,15 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 		timeout = tm.C
 	}
 	var finishHook func(*result.Run)
+	// The window is open from the child's go-ahead until it closes it
+	// (Task.End) or the runner does: at its result, or when it is gone.
+	windowStarted, windowClosed := false, false
+	closeWindow := func() {
+		if windowStarted && !windowClosed {
+			win.close()
+			windowClosed = true
+		}
+	}
 	var goTime time.Time
 	execed := false
 	var report *workload.Report
@@ -513,15 +565,26 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 					}
 					finishHook = f
 				}
+				if win != nil {
+					if err := win.Start(m.PID); err != nil {
+						status, reason = result.StatusFailed, err.Error()
+						sys.KillGroup(pgid)
+						continue
+					}
+					windowStarted = true
+				}
 				goTime = time.Now()
 				goW.Write([]byte{1})
 			case "exec":
 				execed = true
 			case "result":
+				closeWindow()
 				status, report = result.StatusOK, m.Report
 			case "skip":
+				closeWindow()
 				status, reason = result.StatusSkipped, m.Reason
 			case "error":
+				closeWindow()
 				status, reason, report = result.StatusFailed, m.Reason, m.Report
 			}
 		case err := <-merr:
@@ -538,6 +601,7 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 		}
 	}
 	exitTime := time.Now()
+	closeWindow()
 	r.WallSec = exitTime.Sub(start).Seconds()
 	// Whatever the child left in its group (a helper that outlived it)
 	// goes now.
@@ -605,6 +669,9 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 	}
 	if finishHook != nil {
 		finishHook(r)
+	}
+	if windowStarted {
+		win.Finish(r)
 	}
 	return r
 }

@@ -264,3 +264,76 @@ func TestSetupOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestWindow: the child opens the window when its go-ahead comes and closes
+// it itself when its timed part ends (Task.End), before the runner closes
+// it again at the result; Start and Finish are called once per run, in
+// order, and the window's metrics are defined in every benchmark.
+func TestWindow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "switch")
+	sw, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sw.Close()
+	var calls []string
+	extra := result.Metric{Name: "f.calls", Unit: "calls", Better: result.Lower}
+	opt := &runner.Options{Repeat: 2, Warmup: 0, Version: "test", Metrics: []result.Metric{extra},
+		Window: &runner.Window{Switch: sw, On: []byte("1"), Off: []byte("0"),
+			Start: func(pid int) error {
+				calls = append(calls, "start")
+				if pid <= 0 {
+					t.Errorf("Start got pid %d", pid)
+				}
+				return nil
+			},
+			Finish: func(r *result.Run) {
+				b, _ := os.ReadFile(path)
+				calls = append(calls, "finish:"+string(b))
+				os.Truncate(path, 0)
+				r.Values["f.calls"] = 1
+			},
+		}}
+	set, err := runner.Run(context.Background(), specs(t, "syscall:calls=1000"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The child's 1 and 0, then the runner's 0 at the result.
+	if got, want := strings.Join(calls, " "), "start finish:100 start finish:100"; got != want {
+		t.Errorf("window calls %q, want %q", got, want)
+	}
+	b := set.Benchmarks[0]
+	if last := b.Metrics[len(b.Metrics)-1]; last != extra {
+		t.Errorf("last metric %+v, want the window's %+v", last, extra)
+	}
+	if v := b.Values("f.calls"); len(v) != 2 {
+		t.Errorf("f.calls over the runs: %v", v)
+	}
+}
+
+// TestWindowStartFails: a window that cannot start fails the run with its
+// reason, and Finish is not called for it.
+func TestWindowStartFails(t *testing.T) {
+	sw, err := os.OpenFile(filepath.Join(t.TempDir(), "switch"), os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sw.Close()
+	finished := 0
+	opt := &runner.Options{Repeat: 1, Version: "test",
+		Window: &runner.Window{Switch: sw, On: []byte("1"), Off: []byte("0"),
+			Start:  func(int) error { return os.ErrPermission },
+			Finish: func(*result.Run) { finished++ },
+		}}
+	set, err := runner.Run(context.Background(), specs(t, "syscall:calls=1000"), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := set.Benchmarks[0].Runs[0]
+	if r.Status != result.StatusFailed || !strings.Contains(r.Reason, "permission denied") {
+		t.Errorf("run %s (%s), want failed with the window's reason", r.Status, r.Reason)
+	}
+	if finished != 0 {
+		t.Errorf("Finish called %d times for a window that never started", finished)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -193,6 +194,18 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 			return nil, err
 		}
 		defer restore()
+	}
+	if len(j.FuncLatency) > 0 {
+		// The journal goes to the guest's /tmp (a tmpfs), and with the
+		// guest when it powers off; tracefs is put back before that.
+		fl, err := counter.OpenFuncLatency(counter.FuncOptions{Funcs: j.FuncLatency, Scope: j.FuncScope,
+			JournalDir: "/tmp/kdelta/restore.d", Command: j.Command})
+		if err != nil {
+			return nil, fmt.Errorf("--funclatency: %w", err)
+		}
+		defer fl.Close()
+		opt.Window, opt.Metrics = fl.Window(), fl.Metrics()
+		fmt.Fprintf(con, "kdelta guest: --funclatency %s: %s\n", strings.Join(j.FuncLatency, ","), fl.Describe())
 	}
 	fmt.Fprintf(con, "kdelta guest: kernel %s, preemption %s; running %d workloads, %d runs each\n",
 		env.Kernel.Release, env.Preempt.Mode, len(specs), j.Repeat)

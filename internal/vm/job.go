@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,10 @@ type Job struct {
 	// Monitors is the run's --monitor list, taken in the guest around
 	// each run ("" for none, the guest's default).
 	Monitors string `json:"monitors,omitempty"`
+	// FuncLatency and FuncScope are --funclatency and
+	// --funclatency-scope: kernel functions timed in the guest's kernel.
+	FuncLatency []string `json:"funclatency,omitempty"`
+	FuncScope   string   `json:"funclatency_scope,omitempty"`
 	// Version is the host kdelta's version, recorded in the result set.
 	Version string `json:"version"`
 	// Command is the host's command line, recorded in the result set.
@@ -46,8 +51,8 @@ type Job struct {
 // ParseJob parses the command line given after `--`: "run", then the
 // workloads and the flags of kdelta run that mean something in a guest
 // (-r, --warmup, --timeout, --cpus, --fifo, --label, --quick, --monitor,
-// which takes no monitor unless given). The
-// workloads are checked against this binary's registry, which is the
+// which takes no monitor unless given, --funclatency, --funclatency-scope).
+// The workloads are checked against this binary's registry, which is the
 // guest's too.
 func ParseJob(args []string) (*Job, error) {
 	if len(args) == 0 {
@@ -68,7 +73,19 @@ func ParseJob(args []string) (*Job, error) {
 	fs.StringArrayVar(&labels, "label", nil, "")
 	fs.BoolVar(&j.Quick, "quick", false, "")
 	fs.StringVar(&j.Monitors, "monitor", "", "")
+	var funcs string
+	fs.StringVar(&funcs, "funclatency", "", "")
+	fs.StringVar(&j.FuncScope, "funclatency-scope", "", "")
 	if err := fs.Parse(args[1:]); err != nil {
+		return nil, fmt.Errorf("vm: guest run: %w", err)
+	}
+	if funcs != "" {
+		var err error
+		if j.FuncLatency, err = counter.ParseFuncs(funcs); err != nil {
+			return nil, fmt.Errorf("vm: guest run: --funclatency: %w", err)
+		}
+	}
+	if err := checkFuncScope(j); err != nil {
 		return nil, fmt.Errorf("vm: guest run: %w", err)
 	}
 	if j.Quick && !fs.Changed("repeat") {
@@ -102,6 +119,17 @@ func ParseJob(args []string) (*Job, error) {
 		}
 	}
 	return j, nil
+}
+
+// checkFuncScope checks --funclatency-scope.
+func checkFuncScope(j *Job) error {
+	if j.FuncScope != "" && !slices.Contains(counter.Scopes, j.FuncScope) {
+		return fmt.Errorf("--funclatency-scope: unknown scope %q (%s)", j.FuncScope, strings.Join(counter.Scopes, " or "))
+	}
+	if j.FuncScope == counter.ScopeTasks && len(j.FuncLatency) == 0 {
+		return errors.New("--funclatency-scope: tasks needs --funclatency FUNC")
+	}
+	return nil
 }
 
 // specs parses the job's workloads.

@@ -16,6 +16,11 @@ func TestParseJob(t *testing.T) {
 		{args: []string{"run", "syscall:calls=100", "rcu:calls=10", "-r", "2", "--warmup", "0", "--timeout", "1m", "--cpus", "1", "--label", "k=v"},
 			want: Job{Specs: []string{"syscall:calls=100", "rcu:calls=10"}, Repeat: 2, Timeout: time.Minute, CPUs: "1", Labels: map[string]string{"k": "v"}}},
 		{args: []string{"run", "--quick"}, want: Job{Quick: true, Repeat: 3, Warmup: 1, Timeout: 10 * time.Minute}},
+		{args: []string{"run", "bridge", "--funclatency", "synchronize_rcu,rcu_barrier", "--funclatency-scope", "tasks"},
+			want: Job{Specs: []string{"bridge"}, Repeat: 5, Warmup: 1, Timeout: 10 * time.Minute, FuncLatency: []string{"synchronize_rcu", "rcu_barrier"}, FuncScope: "tasks"}},
+		{args: []string{"run", "bridge", "--funclatency", "sync*"}, wantErr: "--funclatency: \"sync*\" is not a kernel function name"},
+		{args: []string{"run", "bridge", "--funclatency", "f", "--funclatency-scope", "cpus"}, wantErr: "--funclatency-scope: unknown scope"},
+		{args: []string{"run", "bridge", "--funclatency-scope", "tasks"}, wantErr: "tasks needs --funclatency"},
 		{args: nil, wantErr: "nothing to run"},
 		{args: []string{"stat", "true"}, wantErr: `not "stat"`},
 		{args: []string{"run"}, wantErr: "no workloads"},
@@ -43,12 +48,14 @@ func TestParseJob(t *testing.T) {
 			}
 			if strings.Join(j.Specs, " ") != strings.Join(tt.want.Specs, " ") || j.Quick != tt.want.Quick ||
 				j.Repeat != tt.want.Repeat || j.Warmup != tt.want.Warmup || j.Timeout != tt.want.Timeout ||
-				j.CPUs != tt.want.CPUs || len(j.Labels) != len(tt.want.Labels) || j.Monitors != tt.want.Monitors {
+				j.CPUs != tt.want.CPUs || len(j.Labels) != len(tt.want.Labels) || j.Monitors != tt.want.Monitors ||
+				strings.Join(j.FuncLatency, ",") != strings.Join(tt.want.FuncLatency, ",") || j.FuncScope != tt.want.FuncScope {
 				t.Errorf("got %+v, want %+v", j, tt.want)
 			}
 			// What the guest reads is what the host wrote.
 			back, err := unmarshalJob(j.marshal())
-			if err != nil || back.Repeat != j.Repeat || back.Timeout != j.Timeout || back.Monitors != j.Monitors {
+			if err != nil || back.Repeat != j.Repeat || back.Timeout != j.Timeout || back.Monitors != j.Monitors ||
+				strings.Join(back.FuncLatency, ",") != strings.Join(j.FuncLatency, ",") || back.FuncScope != j.FuncScope {
 				t.Errorf("job does not survive the initramfs: %+v, %v", back, err)
 			}
 		})

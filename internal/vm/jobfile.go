@@ -115,7 +115,8 @@ func (o *Options) applyFile(path string, kernels []string, given func(string) bo
 	if len(variants) == 0 {
 		return fmt.Errorf("%s: no [[variant]] with a kernel to boot", path)
 	}
-	vj := &Job{Repeat: 5, Warmup: 1, Timeout: j.Timeout, CPUs: j.CPUs, FIFO: j.FIFO, Labels: j.Labels, Monitors: j.Monitors}
+	vj := &Job{Repeat: 5, Warmup: 1, Timeout: j.Timeout, CPUs: j.CPUs, FIFO: j.FIFO, Labels: j.Labels, Monitors: j.Monitors,
+		FuncLatency: j.FuncLatency, FuncScope: j.FuncScope}
 	if j.Given("repeat") {
 		vj.Repeat = j.Repeat
 	}

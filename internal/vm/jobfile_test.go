@@ -80,6 +80,7 @@ const twoVariants = `repeat = 2
 warmup = 0
 labels = { suite = "preempt" }
 monitors = "schedstat@1s+1s"
+funclatency = "synchronize_rcu"
 
 [[workload]]
 name = "syscall"
@@ -116,7 +117,8 @@ func TestApplyJobFile(t *testing.T) {
 		t.Errorf("variants %v, want %v", o.Variants, want)
 	}
 	j := o.Job
-	if !reflect.DeepEqual(j.Specs, []string{"syscall:calls=20000"}) || j.Repeat != 2 || j.Warmup != 0 || j.Labels["suite"] != "preempt" || j.Monitors != "schedstat@1s+1s" {
+	if !reflect.DeepEqual(j.Specs, []string{"syscall:calls=20000"}) || j.Repeat != 2 || j.Warmup != 0 || j.Labels["suite"] != "preempt" || j.Monitors != "schedstat@1s+1s" ||
+		!reflect.DeepEqual(j.FuncLatency, []string{"synchronize_rcu"}) {
 		t.Errorf("job %+v", j)
 	}
 	// boots and timeout come from [vm]; mem was given as a flag; cpus is

@@ -334,6 +334,9 @@ func bridgeRun(t *Task, ops []bridgeOp, cycles int) error {
 		cyc[c] = float64(time.Since(c0).Nanoseconds()) / 1e6
 	}
 	total := time.Since(start)
+	if err := t.End(); err != nil {
+		return err
+	}
 
 	t.SetOps(float64(cycles))
 	t.Count("cycles", float64(cycles))

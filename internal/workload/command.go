@@ -205,6 +205,9 @@ func (commandRun) Run(t *Task) error {
 	}
 	werr := cmd.Wait()
 	wall := time.Since(start)
+	if err := t.End(); err != nil {
+		return err
+	}
 	select {
 	case <-drained:
 	case <-time.After(time.Second):

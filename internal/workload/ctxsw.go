@@ -555,6 +555,9 @@ func (contextSwitch) Run(t *Task) error {
 		return r.abort("the tasks did not end in time after the stop")
 	}
 	end := atomic.LoadInt64(&sh.end)
+	if err := t.End(); err != nil {
+		return r.abort(err.Error())
+	}
 	if err := r.reap(); err != nil && atomic.LoadUint32(&sh.failed) == 0 {
 		return fmt.Errorf("context_switch: %w", err)
 	}

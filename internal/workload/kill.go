@@ -319,6 +319,9 @@ func (killWorkload) Run(t *Task) error {
 			waitErr = fmt.Errorf("kill: instance %d: %w", i, err)
 		}
 	}
+	if err := t.End(); err != nil && waitErr == nil {
+		waitErr = err
+	}
 	if waitErr != nil {
 		return waitErr
 	}
@@ -394,6 +397,9 @@ func killSelfRun(t *Task, ops int) error {
 		}
 	}
 	elapsed := time.Since(start)
+	if err := t.End(); err != nil {
+		return err
+	}
 	t.Set("calls/s", float64(ops)/elapsed.Seconds())
 	t.SetOps(float64(ops))
 	t.Count("kill_calls", float64(ops))

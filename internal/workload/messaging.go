@@ -445,6 +445,9 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		}
 	}
 	elapsed := time.Since(start)
+	if err := t.End(); err != nil {
+		return 0, msgResult{}, err
+	}
 	if byDone.Load() {
 		t.Info("join", "done byte, before thread exit ("+whyDone+")")
 	} else {
@@ -604,6 +607,9 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		}
 	}
 	elapsed := time.Since(t0)
+	if err := t.End(); err != nil && waitErr == nil {
+		waitErr = err
+	}
 	if waitErr != nil {
 		return 0, msgResult{}, waitErr
 	}
@@ -726,6 +732,9 @@ func msgRunExec(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		}
 	}
 	elapsed := time.Since(t0)
+	if err := t.End(); err != nil && waitErr == nil {
+		waitErr = err
+	}
 	if waitErr != nil {
 		return 0, msgResult{}, waitErr
 	}

@@ -175,6 +175,9 @@ func (pipePingPong) Run(t *Task) error {
 	err1 := pingPong(1, r2, w1, loops, symmetric, pl.cpu[1])
 	err0 := wait()
 	el := time.Since(start)
+	if err := t.End(); err != nil {
+		return err
+	}
 	if err1 != nil {
 		return fmt.Errorf("worker 1: %w", err1)
 	}

@@ -584,6 +584,9 @@ func (s *pgServer) session(ctx context.Context, t *Task, tool, loadWhat string, 
 	}
 	t.Info("argv", quoteArgv(append([]string{filepath.Base(tool)}, args...)))
 	out, ps, err := s.run(s.clientCmd(tool, args...))
+	if eerr := t.End(); err == nil && eerr != nil {
+		return "", eerr
+	}
 	countClient(t, ps)
 	if err != nil {
 		t.Info("output_tail", lastBytes(out, outputTail))

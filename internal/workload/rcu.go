@@ -112,6 +112,9 @@ func (rcuLatency) Run(t *Task) error {
 			return err
 		}
 		err = membarrierCalls(lat)
+		if eerr := t.End(); err == nil {
+			err = eerr
+		}
 	} else {
 		err = membarrierCallers(t, calls, callers, lat)
 	}
@@ -192,6 +195,9 @@ func membarrierCallers(t *Task, calls, callers int, lat []float64) error {
 	close(start)
 	done.Wait()
 	if err != nil {
+		return err
+	}
+	if err := t.End(); err != nil {
 		return err
 	}
 	return errors.Join(errs...)

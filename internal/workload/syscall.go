@@ -63,6 +63,9 @@ func (syscallLoop) Run(t *Task) error {
 		sys.RawNull(nr)
 	}
 	el := time.Since(start)
+	if err := t.End(); err != nil {
+		return err
+	}
 	t.SetOps(float64(calls))
 	t.Count("calls", float64(calls))
 	ns := float64(el.Nanoseconds()) / float64(calls)

@@ -1,10 +1,8 @@
 package workload
 
 import (
-	"math"
 	"runtime"
 	"runtime/debug"
-	"sort"
 
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -25,6 +23,8 @@ type Task struct {
 	Report  Report
 	ready   func() error
 	readied bool
+	end     func() error
+	ended   bool
 }
 
 // NewTask returns a task for params; ready is called by Task.Ready (the
@@ -48,6 +48,26 @@ func (t *Task) Ready() error {
 		return nil
 	}
 	return t.ready()
+}
+
+// SetEnd gives End what to do: the runner's, when something watches the
+// timed part (kdelta run --funclatency). Without it End does nothing.
+func (t *Task) SetEnd(end func() error) { t.end = end }
+
+// End says the timed part is over. Call it once, right after the last
+// timed operation and before anything the run does after it (tearing down
+// what it set up, summarising its latencies), so that a probe of the
+// timed part (kdelta run --funclatency) sees that part and nothing else;
+// a workload that does not call it is watched until its result is sent.
+func (t *Task) End() error {
+	if t.ended || !t.readied {
+		return nil
+	}
+	t.ended = true
+	if t.end == nil {
+		return nil
+	}
+	return t.end()
 }
 
 // Readied tells whether Ready was called.
@@ -82,47 +102,9 @@ func Prepare(blocking int) {
 	debug.SetGCPercent(-1)
 }
 
-// Summarize computes the latency summary of raw. Percentiles are taken as
-// rcuscale's kvm-recheck script takes them: the sorted value at index
-// max(1, floor(N*p/100)), counting from 1.
-func Summarize(unit string, raw []float64) *result.Latency {
-	if len(raw) == 0 {
-		return &result.Latency{Unit: unit}
-	}
-	s := append([]float64(nil), raw...)
-	sort.Float64s(s)
-	sum := 0.0
-	for _, v := range s {
-		sum += v
-	}
-	l := &result.Latency{
-		Unit:  unit,
-		Count: len(s),
-		Mean:  sum / float64(len(s)),
-		Min:   s[0],
-		P50:   Percentile(s, 50),
-		P90:   Percentile(s, 90),
-		P99:   Percentile(s, 99),
-		Max:   s[len(s)-1],
-	}
-	if len(raw) <= result.MaxRaw {
-		l.Raw = append([]float64(nil), raw...)
-	}
-	return l
-}
+// Summarize computes the latency summary of raw (result.Summarize).
+func Summarize(unit string, raw []float64) *result.Latency { return result.Summarize(unit, raw) }
 
-// Percentile returns the p-th percentile of sorted, rcuscale style.
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return math.NaN()
-	}
-	i := int(math.Floor(float64(n) * p / 100))
-	if i < 1 {
-		i = 1
-	}
-	if i > n {
-		i = n
-	}
-	return sorted[i-1]
-}
+// Percentile returns the p-th percentile of sorted, rcuscale style
+// (result.Percentile).
+func Percentile(sorted []float64, p float64) float64 { return result.Percentile(sorted, p) }
