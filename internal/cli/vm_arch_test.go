@@ -85,3 +85,26 @@ func TestVMForeignArch(t *testing.T) {
 		})
 	}
 }
+
+// TestVMForeignArchPanics is issue 21's acceptance 4: a ppc64le guest
+// that panics (its /init cannot be found) fails the command with the
+// console's last lines, and no qemu is left behind.
+func TestVMForeignArchPanics(t *testing.T) {
+	testenv.NeedRoot(t, "kdelta vm --kernel deb: adds the architecture to apt and fetches its package")
+	a := foreignArches[0]
+	testenv.NeedCommand(t, a.qemu, a.pkg)
+	cmd := exec.Command(kdeltaBinary(t), "vm", "--kernel", "deb:"+a.meta, "--append", "rdinit=/no-such-init", "--no-store", "--timeout", "3m",
+		"--", "run", "syscall:calls=1000", "-r", "1", "--warmup", "0")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("a guest without its /init succeeded:\n%s", out)
+	}
+	text := string(out)
+	if !strings.Contains(text, "console:") || !strings.Contains(text, "Kernel panic") {
+		t.Errorf("the failure does not carry the console's last lines with the panic:\n%s", text)
+	}
+	if ps, _ := exec.Command("pgrep", "-f", a.qemu+".*rdinit=/no-such-init").Output(); len(strings.TrimSpace(string(ps))) > 0 {
+		t.Errorf("qemu left behind: %s", ps)
+	}
+}
