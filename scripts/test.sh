@@ -158,7 +158,7 @@ for pkg in $(go list ./...); do
 	for fz in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
 		ok=
 		for try in 1 2; do
-			if go test -run '^$' -fuzz "^${fz}\$" -fuzztime 20000x "$pkg" >"$fuzzlog" 2>&1; then
+			if go test -run '^$' -fuzz "^${fz}\$" -fuzztime 10000x "$pkg" >"$fuzzlog" 2>&1; then
 				ok=1
 				break
 			fi
