@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"syscall"
+
+	"github.com/kdelta/kdelta/internal/sys"
 )
 
 // maxKmsgRecords bounds how much of the kernel ring buffer is read.
@@ -43,12 +45,7 @@ func readKmsg(path string) (string, error) {
 			return b.String(), nil
 		}
 		// "PRI,SEQ,TIME,FLAGS;MESSAGE\n KEY=VALUE\n...": keep the message.
-		rec := string(buf[:n])
-		if _, msg, ok := strings.Cut(rec, ";"); ok {
-			rec = msg
-		}
-		line, _, _ := strings.Cut(rec, "\n")
-		b.WriteString(line)
+		b.WriteString(sys.KmsgText(string(buf[:n])))
 		b.WriteByte('\n')
 	}
 	return b.String(), nil
