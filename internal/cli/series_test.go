@@ -100,3 +100,89 @@ func TestSeriesAcrossBuilds(t *testing.T) {
 		t.Errorf("the step does not name the command lines that differ:\n%s", text)
 	}
 }
+
+// seriesUntil runs kdelta series --until-conclusive over the test kernel
+// booted as two builds, A with no command line and B with appendB, under
+// TCG, with rcu inside, and returns its stdout and stderr and the boots
+// each build had, by variant letter (from its set's boots label).
+func seriesUntil(t *testing.T, appendB string, flags ...string) (stdout, stderr string, boots map[string]int) {
+	t.Helper()
+	kernel := vmKernel(t)
+	dir := t.TempDir()
+	args := append([]string{"series", "--accel", "tcg", "--no-store", "-o", dir, "--timeout", "3m",
+		"--kernel", kernel, "--append", "", "--append", appendB, "--until-conclusive"}, flags...)
+	args = append(args, "--", "run", "rcu:calls=10", "-r", "5", "--warmup", "0")
+	cmd := exec.Command(kdeltaBinary(t), args...)
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("kdelta %s: %v\n%s\n%s", strings.Join(args, " "), err, o.String(), e.String())
+	}
+	boots = map[string]int{}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	for _, p := range paths {
+		s, err := result.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.Atoi(s.Labels["boots"])
+		boots[s.Labels["variant"]] = n
+		seen := map[string]bool{}
+		for _, b := range s.Benchmarks {
+			for _, r := range b.Runs {
+				seen[r.Info["boot"]] = true
+			}
+		}
+		if len(seen) != n {
+			t.Errorf("%s: boots label %d, runs from %d boots", filepath.Base(p), n, len(seen))
+		}
+	}
+	return o.String(), e.String(), boots
+}
+
+// TestSeriesUntilConclusiveClearStep is issue 21's series
+// --until-conclusive on a real step: B boots with rcupdate.rcu_expedited=1,
+// so a grace period takes microseconds instead of milliseconds. After the
+// first round of three boots each the step is clear, and no build gets
+// another boot though --max-boots allows five.
+func TestSeriesUntilConclusiveClearStep(t *testing.T) {
+	out, errOut, boots := seriesUntil(t, "rcupdate.rcu_expedited=1", "--boots", "3", "--max-boots", "5")
+	if boots["A"] != 3 || boots["B"] != 3 {
+		t.Errorf("boots per build %v, want 3 each (the first round only)\n%s", boots, errOut)
+	}
+	if strings.Contains(errOut, "(until conclusive)") {
+		t.Errorf("a boot was added though the step was clear:\n%s", errOut)
+	}
+	release := strings.TrimPrefix(filepath.Base(vmKernel(t)), "vmlinuz-")
+	want := "until-conclusive: rcu callers=1,calls=10: " + release + " (A) -> " + release + " (B): clear after 3 boots each: improved"
+	if !strings.Contains(out, want) {
+		t.Errorf("no %q:\n%s", want, out)
+	}
+	if want := "the step is between " + release + " (A) and " + release + " (B)"; !strings.Contains(out, want) {
+		t.Errorf("no %q: one image with two command lines must be two points of the series:\n%s", want, out)
+	}
+}
+
+// TestSeriesUntilConclusiveMaxBoots is the other end: two builds that
+// are the same kernel and command line. One boot each cannot tell a step
+// from two boots' own states, so both get boots, in turn (A B), until
+// --max-boots 2, where the place stays unclear and the stop line says
+// so. --alpha 0.001 keeps the test from failing on the 5% of identical
+// pairs a comparison at the default α calls a change.
+func TestSeriesUntilConclusiveMaxBoots(t *testing.T) {
+	out, errOut, boots := seriesUntil(t, "", "--boots", "1", "--max-boots", "2", "--alpha", "0.001")
+	if boots["A"] != 2 || boots["B"] != 2 {
+		t.Errorf("boots per build %v, want 2 each (--max-boots)\n%s", boots, errOut)
+	}
+	order := regexp.MustCompile(`boot (\d \(until conclusive\)|\d/2): ([AB]) `).FindAllStringSubmatch(errOut, -1)
+	var seq []string
+	for _, m := range order {
+		seq = append(seq, m[2]+" "+m[1])
+	}
+	if want := "A 1/2,B 2/2,A 3 (until conclusive),B 4 (until conclusive)"; strings.Join(seq, ",") != want {
+		t.Errorf("boots %q, want %q\n%s", strings.Join(seq, ","), want, errOut)
+	}
+	if !regexp.MustCompile(`until-conclusive: rcu callers=1,calls=10: \S+ \(A\) -> \S+ \(B\): reached --max-boots 2: inconclusive`).MatchString(out) {
+		t.Errorf("no stop line saying the place stayed inconclusive at --max-boots 2:\n%s", out)
+	}
+}

@@ -18,23 +18,22 @@ type vmFlags struct {
 	labels          []string
 	output, console string
 	rf              recordFlags
-	series          bool // kdelta series: end with the history, not a comparison
+	sr              *vm.Series // kdelta series: ends with the history, not a comparison; nil for vm
 }
 
 func newVMCmd() *cobra.Command {
 	return vmCommand("vm --kernel IMAGE [--append ARGS] [--kernel IMAGE2 --append ARGS2 ...] [flags] -- run WORKLOAD... [-r N]",
-		"Boot kernels under test in qemu and run workloads inside", false)
+		"Boot kernels under test in qemu and run workloads inside", nil)
 }
 
-// newSeriesCmd is kdelta series: kdelta vm over builds, ending with their
-// history in version order and what differs on either side of a step.
+// newSeriesCmd is kdelta series: kdelta vm over builds, ending with their history.
 func newSeriesCmd() *cobra.Command {
 	return vmCommand("series --kernel deb:A --kernel deb:B ... [--boots N] [flags] -- run WORKLOAD...",
-		"Boot a series of kernel builds round-robin and find the step between them", true)
+		"Boot a series of kernel builds round-robin and find the step between them", &vm.Series{})
 }
 
-func vmCommand(use, short string, series bool) *cobra.Command {
-	v := vmFlags{series: series}
+func vmCommand(use, short string, sr *vm.Series) *cobra.Command {
+	v := vmFlags{sr: sr}
 	c := &cobra.Command{
 		Use: use, Short: short, Long: longHelp(strings.Fields(use)[0]),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -59,6 +58,11 @@ func vmCommand(use, short string, series bool) *cobra.Command {
 	f.StringArrayVar(&v.labels, "label", nil, "label every result set, k=v (repeatable; kernel, cmdline, variant and accel are set)")
 	f.StringVarP(&v.output, "output", "o", "", "write one result set per variant into this directory")
 	v.rf.register(f)
+	if sr != nil {
+		f.BoolVar(&sr.UntilConclusive, "until-conclusive", false, "after the first --boots rounds, boot the builds on either side of each step not clear yet (verdict inconclusive, or a change point between builds that are ~), in turn, until every step is clear or --max-boots")
+		f.IntVar(&sr.MaxBoots, "max-boots", vm.DefaultMaxBoots, "with --until-conclusive: boots per build at most")
+		f.Float64Var(&sr.Compare.Alpha, "alpha", 0.05, "with --until-conclusive: significance level of the verdicts between neighbouring builds (their noise band is 1%)")
+	}
 	return c
 }
 
@@ -85,7 +89,7 @@ func (v *vmFlags) run(c *cobra.Command) error {
 		return err
 	}
 	defer rec.done(c.ErrOrStderr())
-	sets, runErr := vm.Run(c.Context(), opt)
+	sets, runErr := v.sr.Run(c.Context(), opt)
 	for _, s := range sets {
 		report.Show(c.OutOrStdout(), s, report.ShowOptions{})
 	}
@@ -98,9 +102,9 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	if runErr != nil {
 		return runErr
 	}
-	if v.series {
+	if v.sr != nil {
 		fmt.Fprintln(c.OutOrStdout())
-		return report.WriteSeriesOf(c.OutOrStdout(), sets)
+		return v.sr.Write(c.OutOrStdout())
 	}
 	r, err := vm.Compare(sets)
 	if r == nil || err != nil {

@@ -32,6 +32,7 @@ type CommandLine struct {
 // table also sets the settings cl did not give as flags, or from the
 // guest's command after -- with the --kernel and --append values paired.
 func (o *Options) Apply(cl CommandLine) error {
+	o.Given = cl.Given
 	if cl.File != "" {
 		if cl.Dash >= 0 || len(cl.Args) > 0 {
 			return errors.New("vm: -f takes the workloads from the job file: give no command after --")

@@ -70,7 +70,7 @@ func TestLabel(t *testing.T) {
 	s := bootSet(true)
 	opt := &Options{Boots: 3, CPUs: 1, Labels: map[string]string{"series": "x"}}
 	v := &prepared{Variant: Variant{Append: "preempt=full"}, name: "B", kernel: &Kernel{Release: "6.1.0-img"}}
-	label(s, opt, v, "tcg")
+	label(s, opt, v, "tcg", 3)
 	for k, want := range map[string]string{"kernel": "6.1.0-img", "cmdline": "preempt=full", "variant": "B", "accel": "tcg", "boots": "3", "series": "x", "vm": "qemu"} {
 		if s.Labels[k] != want {
 			t.Errorf("label %s = %q, want %q", k, s.Labels[k], want)

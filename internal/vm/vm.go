@@ -73,6 +73,9 @@ type Options struct {
 	// Log receives one line per boot and the notices (the fall-back to
 	// TCG, said once); nil discards them.
 	Log io.Writer
+	// Given tells whether a flag was given, by its name (Apply sets it
+	// from CommandLine.Given); nil: none was.
+	Given func(flag string) bool
 }
 
 // Defaults of Options.
@@ -128,31 +131,59 @@ func logOf(opt *Options) io.Writer {
 // variants so far, incomplete, and an error that names the boot and
 // carries the guest console's last lines.
 func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
+	s, err := startSession(opt)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if err := s.rounds(ctx, opt.Boots); err != nil {
+		return finished(s.sets), err
+	}
+	return s.sets, nil
+}
+
+// A session is the boots of one command: its variants prepared, the
+// accelerator it settled on, and each variant's set so far.
+type session struct {
+	opt   *Options
+	log   io.Writer
+	dir   string
+	vars  []*prepared
+	probe string
+	accel string
+	// kvmStarted is set once KVM has started a kernel in this session:
+	// later boots need no deadline, and a later failure is no reason to
+	// remember KVM as broken.
+	kvmStarted bool
+	deadline   time.Duration
+	sets       []*result.Set
+	boots      []int // per variant
+	n, planned int   // boots so far, and those planned (opt.Boots rounds)
+}
+
+// startSession checks opt, prepares the variants (kernels inspected,
+// packages fetched, initramfs written) and settles the accelerator, said
+// once on opt.Log.
+func startSession(opt *Options) (*session, error) {
 	if err := checkOptions(opt); err != nil {
 		return nil, err
 	}
-	log := opt.Log
-	if log == nil {
-		log = io.Discard
-	}
-	dir, err := os.MkdirTemp("", "kdelta-vm-")
-	if err != nil {
+	s := &session{opt: opt, log: logOf(opt), probe: probeFile(), accel: "tcg", deadline: opt.BootDeadline}
+	var err error
+	if s.dir, err = os.MkdirTemp("", "kdelta-vm-"); err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-
-	vars, err := prepare(opt, dir)
-	if err != nil {
+	if s.vars, err = prepare(opt, s.dir); err != nil {
+		s.close()
 		return nil, err
 	}
-	probe := probeFile()
 	// KVM serves the variants of this machine's architecture; the others
 	// are emulated, said once.
-	accel := "tcg"
 	foreign := ""
-	for _, v := range vars {
-		if v.arch.native() && accel != "kvm" {
-			if accel, err = initialAccel(opt.Accel, v.qemu, probe, log); err != nil {
+	for _, v := range s.vars {
+		if v.arch.native() && s.accel != "kvm" {
+			if s.accel, err = initialAccel(opt.Accel, v.qemu, s.probe, s.log); err != nil {
+				s.close()
 				return nil, err
 			}
 		} else if !v.arch.native() && foreign == "" {
@@ -160,74 +191,90 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 		}
 	}
 	if foreign != "" {
-		fmt.Fprintf(log, "kdelta: vm: %s kernels boot under TCG (emulated: timings do not measure the hardware)\n", foreign)
+		fmt.Fprintf(s.log, "kdelta: vm: %s kernels boot under TCG (emulated: timings do not measure the hardware)\n", foreign)
 	}
-	deadline := opt.BootDeadline
-	if deadline == 0 {
-		deadline = DefaultBootDeadline
+	if s.deadline == 0 {
+		s.deadline = DefaultBootDeadline
 	}
-	sets := make([]*result.Set, len(vars))
-	total := opt.Boots * len(vars)
-	n := 0
-	// kvmStarted is set once KVM has started a kernel in this session:
-	// later boots need no deadline, and a later failure is no reason to
-	// remember KVM as broken.
-	kvmStarted := false
-	for bi := 0; bi < opt.Boots; bi++ {
-		for vi, v := range vars {
-			n++
-			b := &boot{arch: v.arch, qemu: v.qemu, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
-				accel: accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
-			if !v.arch.native() {
-				b.accel = "tcg"
+	s.sets = make([]*result.Set, len(s.vars))
+	s.boots = make([]int, len(s.vars))
+	s.planned = opt.Boots * len(s.vars)
+	return s, nil
+}
+
+func (s *session) close() { os.RemoveAll(s.dir) }
+
+// rounds boots every variant n times, alternating (A B A B ...).
+func (s *session) rounds(ctx context.Context, n int) error {
+	for range n {
+		for vi := range s.vars {
+			if err := s.boot(ctx, vi); err != nil {
+				return err
 			}
-			if b.accel == "kvm" && !kvmStarted {
-				b.deadline = deadline
-			}
-			start := time.Now()
-			set, err := b.run(ctx, dir)
-			if b.accel == "kvm" && b.started && !kvmStarted {
-				kvmStarted = true
-				rememberKVM(probe, v.qemu, true)
-			}
-			// A KVM boot that failed before the kernel's first line,
-			// whether qemu aborted, exited or stayed silent until the
-			// deadline: KVM's failure, unless TCG fails the same way.
-			if b.accel == "kvm" && !b.started && b.ran && err != nil && ctx.Err() == nil {
-				why := b.kvmFailure(err)
-				if opt.Accel != "auto" {
-					if !kvmStarted {
-						rememberKVM(probe, v.qemu, false)
-					}
-					err = fmt.Errorf("KVM did not start the kernel%s (use --accel tcg or auto)", why)
-				} else {
-					fmt.Fprintf(log, "kdelta: vm: KVM did not start the kernel%s; falling back to TCG for this boot and the rest (emulated: timings do not measure the hardware)\n", why)
-					accel = "tcg"
-					b.accel, b.deadline = "tcg", 0
-					start = time.Now()
-					set, err = b.run(ctx, dir)
-					if b.started && !kvmStarted {
-						// TCG started the kernel KVM did not: later
-						// sessions go to TCG at once.
-						rememberKVM(probe, v.qemu, false)
-					}
-				}
-			}
-			what := fmt.Sprintf("vm: boot %d/%d: %s %s %s", n, total, v.name, v.kernel.Release, quoteCmdline(v.Append))
-			if err != nil {
-				if ctx.Err() != nil {
-					err = fmt.Errorf("%s: interrupted: %w", what, ctx.Err())
-				} else {
-					err = fmt.Errorf("%s (%s): %w", what, b.accel, err)
-				}
-				return finished(sets), err
-			}
-			fmt.Fprintf(log, "kdelta: %s (%s): result in %.1f s\n", what, b.accel, time.Since(start).Seconds())
-			sets[vi] = MergeBoot(sets[vi], set, bi)
-			label(sets[vi], opt, v, b.accel)
 		}
 	}
-	return sets, nil
+	return nil
+}
+
+// boot boots variant vi once and merges what came home into its set. A
+// KVM boot that fails before the kernel's first line is booted again
+// under TCG when the accelerator is auto, and the session keeps TCG.
+func (s *session) boot(ctx context.Context, vi int) error {
+	opt, v := s.opt, s.vars[vi]
+	s.n++
+	b := &boot{arch: v.arch, qemu: v.qemu, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
+		accel: s.accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
+	if !v.arch.native() {
+		b.accel = "tcg"
+	}
+	if b.accel == "kvm" && !s.kvmStarted {
+		b.deadline = s.deadline
+	}
+	start := time.Now()
+	set, err := b.run(ctx, s.dir)
+	if b.accel == "kvm" && b.started && !s.kvmStarted {
+		s.kvmStarted = true
+		rememberKVM(s.probe, v.qemu, true)
+	}
+	// A KVM boot that failed before the kernel's first line, whether qemu
+	// aborted, exited or stayed silent until the deadline: KVM's failure,
+	// unless TCG fails the same way.
+	if b.accel == "kvm" && !b.started && b.ran && err != nil && ctx.Err() == nil {
+		why := b.kvmFailure(err)
+		if opt.Accel != "auto" {
+			if !s.kvmStarted {
+				rememberKVM(s.probe, v.qemu, false)
+			}
+			err = fmt.Errorf("KVM did not start the kernel%s (use --accel tcg or auto)", why)
+		} else {
+			fmt.Fprintf(s.log, "kdelta: vm: KVM did not start the kernel%s; falling back to TCG for this boot and the rest (emulated: timings do not measure the hardware)\n", why)
+			s.accel = "tcg"
+			b.accel, b.deadline = "tcg", 0
+			start = time.Now()
+			set, err = b.run(ctx, s.dir)
+			if b.started && !s.kvmStarted {
+				// TCG started the kernel KVM did not: later sessions go
+				// to TCG at once.
+				rememberKVM(s.probe, v.qemu, false)
+			}
+		}
+	}
+	count := fmt.Sprintf("%d/%d", s.n, s.planned)
+	if s.n > s.planned {
+		count = fmt.Sprintf("%d (until conclusive)", s.n)
+	}
+	what := fmt.Sprintf("vm: boot %s: %s %s %s", count, v.name, v.kernel.Release, quoteCmdline(v.Append))
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted: %w", what, ctx.Err())
+		}
+		return fmt.Errorf("%s (%s): %w", what, b.accel, err)
+	}
+	fmt.Fprintf(s.log, "kdelta: %s (%s): result in %.1f s\n", what, b.accel, time.Since(start).Seconds())
+	s.sets[vi] = MergeBoot(s.sets[vi], set, s.boots[vi])
+	s.boots[vi]++
+	label(s.sets[vi], opt, v, b.accel, s.boots[vi])
+	return nil
 }
 
 // finished returns the sets that hold at least one boot.
@@ -424,8 +471,9 @@ func MergeBoot(into, got *result.Set, bi int) *result.Set {
 	return into
 }
 
-// label sets the labels and warnings that say where the set was measured.
-func label(s *result.Set, opt *Options, v *prepared, accel string) {
+// label sets the labels and warnings that say where the set was
+// measured, after its boots-th boot.
+func label(s *result.Set, opt *Options, v *prepared, accel string, boots int) {
 	if s.Labels == nil {
 		s.Labels = map[string]string{}
 	}
@@ -448,7 +496,7 @@ func label(s *result.Set, opt *Options, v *prepared, accel string) {
 	s.Labels["cmdline"] = v.Append
 	s.Labels["variant"] = v.name
 	s.Labels["vm"] = "qemu"
-	s.Labels["boots"] = strconv.Itoa(opt.Boots)
+	s.Labels["boots"] = strconv.Itoa(boots)
 	if old, ok := s.Labels["accel"]; ok && old != accel {
 		accel = old + "," + accel
 	}

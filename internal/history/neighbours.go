@@ -1,0 +1,95 @@
+package history
+
+import (
+	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// A Neighbour is one place a series may step: two neighbouring points
+// and kdelta compare's verdict between them.
+type Neighbour struct {
+	// Before and After are the points' labels, in series order.
+	Before, After string
+	// Step is the change point the series has between them, nil for none.
+	Step *stats.ChangePoint
+	// Comparison is After against Before, Before the baseline, on the
+	// series' metric, their runs grouped by the sessions (boots) they
+	// came from; A.N is 0 when they could not be compared, and Why says
+	// why.
+	Comparison stats.Comparison
+	Why        string
+}
+
+// Clear tells whether the question of the place is settled: whether the
+// series steps there. Its verdict must be conclusive: improved or
+// regressed (an interval clear of the noise band on one side), or ~ (an
+// interval inside it) where the change points put no step. A change point
+// whose neighbours are ~, or inconclusive, is still open.
+func (n Neighbour) Clear() bool {
+	if n.Comparison.A.N == 0 {
+		return false
+	}
+	switch n.Comparison.Verdict {
+	case stats.Improved, stats.Regressed:
+		return true
+	case stats.NoChange:
+		return n.Step == nil
+	}
+	return false
+}
+
+// Neighbours compares each point of s with the one before it, as kdelta
+// compare compares two sets under opt: the runs of every set of a point
+// (sets holds them, by id) are one side, grouped by their sessions, so
+// that points measured over several boots each are compared over their
+// boots.
+func (s *Series) Neighbours(sets []*result.Set, opt stats.Options) []Neighbour {
+	byID := map[string]*result.Set{}
+	for _, set := range sets {
+		byID[set.ID] = set
+	}
+	var out []Neighbour
+	for i := 1; i < len(s.Points); i++ {
+		p, q := s.Points[i-1], s.Points[i]
+		n := Neighbour{Before: p.Label, After: q.Label, Step: q.Step}
+		a, b := s.benchmarkOf(p, byID), s.benchmarkOf(q, byID)
+		switch {
+		case a == nil || b == nil:
+			n.Why = "no runs of " + s.Key() + " on one side"
+		default:
+			c, err := compare.Metric(a, b, s.Metric.Name, compare.Options{Stats: opt})
+			if err != nil {
+				n.Why = err.Error()
+			}
+			n.Comparison = c
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// benchmarkOf is the series' benchmark at point p: the matching
+// benchmark of p's sets, with the runs of all of them.
+func (s *Series) benchmarkOf(p Point, byID map[string]*result.Set) *result.Benchmark {
+	var out *result.Benchmark
+	for _, id := range p.Sets {
+		set := byID[id]
+		if set == nil {
+			continue
+		}
+		for _, b := range set.Benchmarks {
+			if b.Key() != s.Key() {
+				continue
+			}
+			if out == nil {
+				c := *b
+				c.Runs = append([]*result.Run(nil), b.Runs...)
+				out = &c
+			} else {
+				out.Runs = append(out.Runs, b.Runs...)
+			}
+		}
+	}
+	return out
+}
