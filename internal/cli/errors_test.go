@@ -39,6 +39,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"show", filepath.Join(dir, "missing.json")}, []string{`missing.json: no such file`}},
 		{[]string{"show", bad}, []string{`bad.json: not a kdelta result set`}},
 		{[]string{"nosuchcommand"}, []string{`unknown command "nosuchcommand"`}},
+		{[]string{"series", "--no-store", "--kernel", "k", "--max-boots", "3", "--", "run", "rcu"}, []string{`--max-boots: only with --until-conclusive`}},
+		{[]string{"series", "--no-store", "--kernel", "k", "--until-conclusive", "--boots", "3", "--max-boots", "2", "--", "run", "rcu"}, []string{`--max-boots: 2 is fewer than --boots 3`}},
+		{[]string{"series", "--no-store", "--kernel", "k", "--until-conclusive", "--alpha", "2", "--", "run", "rcu"}, []string{`--alpha: alpha 2 is not in (0, 1)`}},
 		// stats.Options.Validate joins its problems: each is a line, under
 		// the flags it came from.
 		{[]string{"compare", a, b, "--alpha", "2", "--test", "bogus"}, []string{
