@@ -43,7 +43,7 @@ func vmCommand(use, short string, sr *vm.Series) *cobra.Command {
 	}
 	f, o := c.Flags(), &v.opt
 	f.StringVarP(&v.cl.File, "file", "f", "", "job file whose [[variant]] kernel/append pairs, workloads and [vm] table to run (examples/001-messaging-preempt-vm.toml); --kernel replaces every variant's kernel")
-	f.StringArrayVar(&v.cl.Kernels, "kernel", nil, "kernel image to boot (bzImage, arm64 Image, ppc64le vmlinux, s390x image), or deb:PACKAGE[=VERSION] fetched with apt-get (repeatable: one variant each)")
+	f.StringArrayVar(&v.cl.Kernels, "kernel", nil, "kernel image to boot (bzImage, arm64 Image, ppc64le vmlinux, s390x image), deb:PACKAGE[=VERSION] fetched with apt-get, or rpm:FILE.rpm, a kernel RPM (repeatable: one variant each)")
 	f.StringArrayVar(&v.cl.Appends, "append", nil, "kernel command line of the variant (repeatable, paired with --kernel in order)")
 	f.IntVar(&o.Boots, "boots", 1, "boots per variant, alternating between variants (A B A B ...)")
 	f.IntVar(&o.CPUs, "cpus", vm.DefaultCPUs, "guest CPUs")

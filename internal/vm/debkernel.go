@@ -28,8 +28,8 @@ var debArches = []struct{ suffix, deb string }{
 // goToDeb is Debian's name of this machine's architecture.
 var goToDeb = map[string]string{"amd64": "amd64", "arm64": "arm64", "ppc64le": "ppc64el", "s390x": "s390x"}
 
-// A debKernel is an unpacked kernel package.
-type debKernel struct {
+// A kernelPackage is an unpacked kernel package, deb: or rpm:.
+type kernelPackage struct {
 	Name, Version string
 	Dir           string // the unpacked tree: boot/, lib/modules/
 	Image         string // boot/vmlinuz-RELEASE or boot/vmlinux-RELEASE
@@ -46,7 +46,7 @@ func debCache() (string, error) {
 
 // fetchDeb returns the kernel package ref names (deb:NAME[=VERSION]),
 // from the cache or fetched and unpacked now; log says what it fetches.
-func fetchDeb(ref string, log func(string)) (*debKernel, error) {
+func fetchDeb(ref string, log func(string)) (*kernelPackage, error) {
 	spec := strings.TrimPrefix(ref, debPrefix)
 	name, version, _ := strings.Cut(spec, "=")
 	if !strings.HasPrefix(name, "linux-image-") {
@@ -178,12 +178,12 @@ func metaDepends(pkg string) (string, error) {
 }
 
 // unpackedKernel finds the image in an unpacked package.
-func unpackedKernel(dir, name string) (*debKernel, error) {
+func unpackedKernel(dir, name string) (*kernelPackage, error) {
 	imgs, _ := filepath.Glob(filepath.Join(dir, "boot", "vmlinu[xz]-*"))
 	if len(imgs) != 1 {
 		return nil, fmt.Errorf("%s: %d kernel images in boot/", dir, len(imgs))
 	}
-	k := &debKernel{Name: name, Dir: dir, Image: imgs[0]}
+	k := &kernelPackage{Name: name, Dir: dir, Image: imgs[0]}
 	if b, err := os.ReadFile(filepath.Join(dir, "kdelta-package")); err == nil {
 		_, k.Version, _ = strings.Cut(strings.TrimSpace(string(b)), "=")
 	}

@@ -14,6 +14,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/klauspost/compress/zstd"
+	"github.com/ulikunitz/xz"
+
 	"github.com/kdelta/kdelta/internal/sys"
 )
 
@@ -167,25 +170,37 @@ func moduleName(p string) string {
 	return strings.ReplaceAll(b, "-", "_")
 }
 
-// readModule reads a module file, decompressing a gzip one; the kernel's
-// finit_module takes xz and zstd modules only when built to, so those are
-// refused with the way out.
+// readModule reads a module file, decompressing a gzip, xz (Fedora's,
+// Debian's since trixie) or zstd one here: the guest's finit_module then
+// takes it whatever the kernel was built to decompress.
 func readModule(p string) ([]byte, error) {
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
+	var r io.Reader
 	switch {
 	case strings.HasSuffix(p, ".gz"):
-		zr, err := gzip.NewReader(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+		r, err = gzip.NewReader(bytes.NewReader(b))
+	case strings.HasSuffix(p, ".xz"):
+		r, err = xz.NewReader(bytes.NewReader(b))
+	case strings.HasSuffix(p, ".zst"):
+		var d *zstd.Decoder
+		if d, err = zstd.NewReader(bytes.NewReader(b), zstd.WithDecoderConcurrency(1)); err == nil {
+			defer d.Close()
+			r = d
 		}
-		return io.ReadAll(io.LimitReader(zr, 256<<20))
-	case strings.HasSuffix(p, ".xz"), strings.HasSuffix(p, ".zst"):
-		return nil, fmt.Errorf("%s: compressed modules other than gzip are not supported; unpack them (xz -d, zstd -d) and run depmod", p)
+	default:
+		return b, nil
 	}
-	return b, nil
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	out, err := io.ReadAll(io.LimitReader(r, 256<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return out, nil
 }
 
 // loadGuestModules loads, in the guest, every module the initramfs holds,

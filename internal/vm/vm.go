@@ -111,7 +111,7 @@ type prepared struct {
 	arch   *arch
 	qemu   string
 	initrd string
-	deb    *debKernel // the package the kernel came from, if any
+	pkg    *kernelPackage // the package the kernel came from, if any
 }
 
 // logOf is opt.Log, or a discard.
@@ -343,24 +343,29 @@ func prepare(opt *Options, dir string) ([]*prepared, error) {
 			}
 		}
 	}
-	fetched := map[string]*debKernel{}
+	fetched := map[string]*kernelPackage{}
 	for i, v := range opt.Variants {
-		var deb *debKernel
-		if strings.HasPrefix(v.Kernel, debPrefix) {
-			if deb = fetched[v.Kernel]; deb == nil {
-				var err error
-				if deb, err = fetchDeb(v.Kernel, func(s string) { fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", s) }); err != nil {
-					return nil, err
-				}
-				fetched[v.Kernel] = deb
+		pkg := fetched[v.Kernel]
+		if pkg == nil && (strings.HasPrefix(v.Kernel, debPrefix) || strings.HasPrefix(v.Kernel, rpmPrefix)) {
+			var err error
+			if file, ok := strings.CutPrefix(v.Kernel, rpmPrefix); ok {
+				pkg, err = unpackRPM(file, dir)
+			} else {
+				pkg, err = fetchDeb(v.Kernel, func(s string) { fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", s) })
 			}
-			v.Kernel = deb.Image
+			if err != nil {
+				return nil, err
+			}
+			fetched[v.Kernel] = pkg
+		}
+		if pkg != nil {
+			v.Kernel = pkg.Image
 		}
 		k, err := InspectKernel(v.Kernel)
 		if err != nil {
 			return nil, err
 		}
-		p := &prepared{Variant: v, name: variantName(i), kernel: k, deb: deb}
+		p := &prepared{Variant: v, name: variantName(i), kernel: k, pkg: pkg}
 		if p.arch, p.qemu, err = archOf(opt, k); err != nil {
 			return nil, err
 		}
@@ -375,8 +380,8 @@ func prepare(opt *Options, dir string) ([]*prepared, error) {
 		}
 		r := &initramfs{Binary: bin, Job: opt.Job, Release: k.Release, Config: k.Config}
 		modules := opt.Modules
-		if modules == "" && deb != nil {
-			modules = deb.Dir // the package's own lib/modules
+		if modules == "" && pkg != nil {
+			modules = pkg.Dir // the package's own lib/modules
 		}
 		if modules != "" && len(needs) > 0 {
 			modDir, err := moduleTree(modules, k.Release)
@@ -486,10 +491,10 @@ func label(s *result.Set, opt *Options, v *prepared, accel string, boots int) {
 	} else if v.kernel.Release != "" {
 		s.Labels["kernel"] = v.kernel.Release
 	}
-	if v.deb != nil {
-		pkg := v.deb.Name
-		if v.deb.Version != "" {
-			pkg += "=" + v.deb.Version
+	if v.pkg != nil {
+		pkg := v.pkg.Name
+		if v.pkg.Version != "" {
+			pkg += "=" + v.pkg.Version
 		}
 		s.Labels["kernel_package"] = pkg
 	}
