@@ -135,3 +135,30 @@ func TestRPMKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestRPMKernelPath maps the files of the distributions' kernel packages
+// into the unpacked tree, and keeps every other file, and any path that
+// climbs out, out of it.
+func TestRPMKernelPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/lib/modules/6.17.1-300.fc43.x86_64/vmlinuz":         "boot/vmlinuz-6.17.1-300.fc43.x86_64",
+		"/lib/modules/6.17.1-300.fc43.x86_64/config":          "boot/config-6.17.1-300.fc43.x86_64",
+		"/lib/modules/6.17.1-300.fc43.x86_64/System.map":      "boot/System.map-6.17.1-300.fc43.x86_64",
+		"/usr/lib/modules/6.12.0-1-default/vmlinux":           "boot/vmlinux-6.12.0-1-default",
+		"./lib/modules/6.17.1/kernel/net/bridge/bridge.ko.xz": "lib/modules/6.17.1/kernel/net/bridge/bridge.ko.xz",
+		"/boot/vmlinuz-4.18.0-553.el8.x86_64":                 "boot/vmlinuz-4.18.0-553.el8.x86_64",
+		"/boot/config-4.18.0-553.el8.x86_64":                  "boot/config-4.18.0-553.el8.x86_64",
+		"/boot/.vmlinuz-6.17.1-300.fc43.x86_64.hmac":          "",
+		"/boot/vmlinuz-":                             "",
+		"/boot/efi/vmlinuz-x":                        "",
+		"/etc/kernel/postinst.d/x":                   "",
+		"/lib/modules/":                              "",
+		"/lib/modules/../../etc/passwd":              "",
+		"/lib/modules/6.17.1/../../../../etc/shadow": "",
+		"/usr/share/doc/kernel-core/COPYING":         "",
+	} {
+		if got := rpmKernelPath(in); got != want {
+			t.Errorf("rpmKernelPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
