@@ -112,6 +112,9 @@ type prepared struct {
 	qemu   string
 	initrd string
 	pkg    *kernelPackage // the package the kernel came from, if any
+	// tcgNotes say how the job was cut to what TCG emulates in good
+	// time (tcgJob), recorded among the set's warnings.
+	tcgNotes []string
 }
 
 // logOf is opt.Log, or a discard.
@@ -151,6 +154,8 @@ type session struct {
 	vars  []*prepared
 	probe string
 	accel string
+	// settled says accel was chosen for this machine's own kernels.
+	settled bool
 	// kvmStarted is set once KVM has started a kernel in this session:
 	// later boots need no deadline, and a later failure is no reason to
 	// remember KVM as broken.
@@ -173,7 +178,7 @@ func startSession(opt *Options) (*session, error) {
 	if s.dir, err = os.MkdirTemp("", "kdelta-vm-"); err != nil {
 		return nil, err
 	}
-	if s.vars, err = prepare(opt, s.dir); err != nil {
+	if s.vars, err = prepare(opt, s.dir, s.emulated); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -181,12 +186,7 @@ func startSession(opt *Options) (*session, error) {
 	// are emulated, said once.
 	foreign := ""
 	for _, v := range s.vars {
-		if v.arch.native() && s.accel != "kvm" {
-			if s.accel, err = initialAccel(opt.Accel, v.qemu, s.probe, s.log); err != nil {
-				s.close()
-				return nil, err
-			}
-		} else if !v.arch.native() && foreign == "" {
+		if !v.arch.native() && foreign == "" {
 			foreign = v.arch.Name
 		}
 	}
@@ -203,6 +203,23 @@ func startSession(opt *Options) (*session, error) {
 }
 
 func (s *session) close() { os.RemoveAll(s.dir) }
+
+// emulated tells whether the kernels of architecture a boot under TCG:
+// every other architecture's does, and this machine's as the accelerator
+// is settled (initialAccel), at the first of them.
+func (s *session) emulated(a *arch, qemu string) (bool, error) {
+	if !a.native() {
+		return true, nil
+	}
+	if !s.settled {
+		acc, err := initialAccel(s.opt.Accel, qemu, s.probe, s.log)
+		if err != nil {
+			return false, err
+		}
+		s.accel, s.settled = acc, true
+	}
+	return s.accel == "tcg", nil
+}
 
 // rounds boots every variant n times, alternating (A B A B ...).
 func (s *session) rounds(ctx context.Context, n int) error {
@@ -331,10 +348,14 @@ func checkOptions(opt *Options) error {
 	return nil
 }
 
-// prepare inspects every kernel and writes one initramfs per kernel.
-func prepare(opt *Options, dir string) ([]*prepared, error) {
+// prepare inspects every kernel and writes one initramfs per kernel, its
+// job the one a TCG boot of its architecture runs where emulated tells it
+// boots under TCG (tcgJob), which is said once.
+func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error)) ([]*prepared, error) {
 	var out []*prepared
 	initrds := map[string]string{}
+	notes := map[string][]string{} // by kernel: how its job was cut to TCG's
+	said := map[string]bool{}
 	needs := map[string]bool{}
 	if specs, err := opt.Job.specs(); err == nil {
 		for _, sp := range specs {
@@ -370,7 +391,7 @@ func prepare(opt *Options, dir string) ([]*prepared, error) {
 			return nil, err
 		}
 		if path, ok := initrds[v.Kernel]; ok {
-			p.initrd = path
+			p.initrd, p.tcgNotes = path, notes[v.Kernel]
 			out = append(out, p)
 			continue
 		}
@@ -378,7 +399,20 @@ func prepare(opt *Options, dir string) ([]*prepared, error) {
 		if err != nil {
 			return nil, err
 		}
-		r := &initramfs{Binary: bin, Job: opt.Job, Release: k.Release, Config: k.Config}
+		job := opt.Job
+		if tcg, err := emulated(p.arch, p.qemu); err != nil {
+			return nil, err
+		} else if tcg {
+			job, p.tcgNotes = tcgJob(job, p.arch)
+		}
+		for _, n := range p.tcgNotes {
+			if !said[n] {
+				said[n] = true
+				fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", n)
+			}
+		}
+		notes[v.Kernel] = p.tcgNotes
+		r := &initramfs{Binary: bin, Job: job, Release: k.Release, Config: k.Config}
 		modules := opt.Modules
 		if modules == "" && pkg != nil {
 			modules = pkg.Dir // the package's own lib/modules
@@ -511,6 +545,9 @@ func label(s *result.Set, opt *Options, v *prepared, accel string, boots int) {
 	}
 	if strings.Contains(accel, "tcg") {
 		s.Warnings = appendNew(s.Warnings, TCGWarning)
+	}
+	for _, n := range v.tcgNotes {
+		s.Warnings = appendNew(s.Warnings, n)
 	}
 	if opt.CPUs == 1 {
 		s.Warnings = appendNew(s.Warnings, "the guest has one CPU: membarrier and synchronize_rcu wait for no other CPU, so RCU latencies are not comparable with multi-CPU runs")
