@@ -70,14 +70,15 @@ func TestLabel(t *testing.T) {
 	s := bootSet(true)
 	opt := &Options{Boots: 3, CPUs: 1, Labels: map[string]string{"series": "x"}}
 	v := &prepared{Variant: Variant{Append: "preempt=full"}, name: "B", kernel: &Kernel{Release: "6.1.0-img"}}
+	_, v.tcgNotes = tcgJob(&Job{Specs: []string{"syscall"}}, arches["s390x"])
 	label(s, opt, v, "tcg", 3)
 	for k, want := range map[string]string{"kernel": "6.1.0-img", "cmdline": "preempt=full", "variant": "B", "accel": "tcg", "boots": "3", "series": "x", "vm": "qemu"} {
 		if s.Labels[k] != want {
 			t.Errorf("label %s = %q, want %q", k, s.Labels[k], want)
 		}
 	}
-	if !contains(s.Warnings, TCGWarning) || len(s.Warnings) != 3 {
-		t.Errorf("warnings %q: want the TCG and the one-CPU warnings", s.Warnings)
+	if !contains(s.Warnings, TCGWarning) || len(v.tcgNotes) != 1 || !contains(s.Warnings, v.tcgNotes[0]) || len(s.Warnings) != 4 {
+		t.Errorf("warnings %q: want the TCG and the one-CPU warnings, and how the job was cut to TCG's", s.Warnings)
 	}
 }
 
