@@ -232,9 +232,11 @@ func (x *seriesBoots) open(sets []*result.Set) [][]bool {
 // stops says, for each place each series may step, whether it is clear
 // and after how many boots, or that it stayed unclear and why.
 func (x *seriesBoots) stops(hs []*history.Series) []string {
-	boots := map[string]int{}
-	for vi, name := range x.names {
-		boots[name] = x.s.boots[vi]
+	boots := map[string]int{} // by the point's label
+	for vi, set := range x.s.sets {
+		if set != nil {
+			boots[set.Labels[x.sr.by]] = x.s.boots[vi]
+		}
 	}
 	var lines []string
 	for _, h := range hs {
