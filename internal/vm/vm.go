@@ -193,6 +193,15 @@ func startSession(opt *Options) (*session, error) {
 	if foreign != "" {
 		fmt.Fprintf(s.log, "kdelta: vm: %s kernels boot under TCG (emulated: timings do not measure the hardware)\n", foreign)
 	}
+	said := map[string]bool{}
+	for _, v := range s.vars {
+		for _, n := range v.tcgNotes {
+			if !said[n] {
+				said[n] = true
+				fmt.Fprintf(s.log, "kdelta: vm: %s\n", n)
+			}
+		}
+	}
 	if s.deadline == 0 {
 		s.deadline = DefaultBootDeadline
 	}
@@ -350,12 +359,11 @@ func checkOptions(opt *Options) error {
 
 // prepare inspects every kernel and writes one initramfs per kernel, its
 // job the one a TCG boot of its architecture runs where emulated tells it
-// boots under TCG (tcgJob), which is said once.
+// boots under TCG (tcgJob).
 func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error)) ([]*prepared, error) {
 	var out []*prepared
 	initrds := map[string]string{}
 	notes := map[string][]string{} // by kernel: how its job was cut to TCG's
-	said := map[string]bool{}
 	needs := map[string]bool{}
 	if specs, err := opt.Job.specs(); err == nil {
 		for _, sp := range specs {
@@ -404,12 +412,6 @@ func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error
 			return nil, err
 		} else if tcg {
 			job, p.tcgNotes = tcgJob(job, p.arch)
-		}
-		for _, n := range p.tcgNotes {
-			if !said[n] {
-				said[n] = true
-				fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", n)
-			}
 		}
 		notes[v.Kernel] = p.tcgNotes
 		r := &initramfs{Binary: bin, Job: job, Release: k.Release, Config: k.Config}
