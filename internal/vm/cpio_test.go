@@ -2,8 +2,6 @@ package vm
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,12 +135,7 @@ func TestWriteInitramfs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zr, err := gzip.NewReader(&z)
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, _ := io.ReadAll(zr)
-	entries, err := readCPIO(raw)
+	entries, err := readCPIO(z.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}

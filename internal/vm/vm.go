@@ -1,11 +1,11 @@
 // Package vm runs kdelta's workloads on a kernel that is not the running
 // one: it boots the kernel image in qemu with an initramfs built on the
-// fly (cpio newc, gzip) that holds the static kdelta binary as /init and
-// the job as a file, lets the guest run the job with the normal runner and
-// take its own fingerprint, and brings the result set home over the
-// guest's second serial port, framed with a length and a SHA-256. Several
-// variants (kernel and command line pairs) boot in turn, A B A B ..., so
-// that the host's drift falls on every variant alike.
+// fly (cpio newc, uncompressed) that holds the static kdelta binary as
+// /init and the job as a file, lets the guest run the job with the normal
+// runner and take its own fingerprint, and brings the result set home
+// over the guest's second serial port, framed with a length and a
+// SHA-256. Several variants (kernel and command line pairs) boot in turn,
+// A B A B ..., so that the host's drift falls on every variant alike.
 package vm
 
 import (
@@ -275,7 +275,7 @@ func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error
 				return nil, err
 			}
 		}
-		path := fmt.Sprintf("%s/initramfs-%d.cpio.gz", dir, len(initrds))
+		path := fmt.Sprintf("%s/initramfs-%d.cpio", dir, len(initrds))
 		f, err := os.Create(path)
 		if err != nil {
 			return nil, err
