@@ -20,6 +20,7 @@ func newCompareCmd() *cobra.Command {
 		cf          compareFlags
 		and         []string
 		withProfile bool
+		metrics     string
 	)
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -37,7 +38,11 @@ func newCompareCmd() *cobra.Command {
 			// The resolver loads the sets and finds the host's session noise.
 			refs := newResolver(c.Context(), "")
 			defer refs.Close()
-			opt := compare.Options{Stats: so, Noise: refs.Noise}
+			sel, err := compare.ParseMetrics(metrics)
+			if err != nil {
+				return err
+			}
+			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: sel}
 			first, err := compare.Files(args, refs.Set, opt)
 			if err != nil {
 				return err
@@ -66,6 +71,7 @@ func newCompareCmd() *cobra.Command {
 	f := c.Flags()
 	cf.register(f, "output format")
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
+	f.StringVar(&metrics, "metrics", "", "metrics judged: primary (the workload's), all (and the runs' counters and rusage, per operation), or a list; default primary, all for stat sets")
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
 	return c
 }

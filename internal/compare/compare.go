@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,9 @@ type Options struct {
 	// a measurement now with a reference of another session, keeps it
 	// until it reads the host's session noise.
 	RunsOnly bool
+	// Metrics picks the metrics judged (--metrics): the workload's, or
+	// those and the runs' counters and rusage figures, or a list.
+	Metrics Selection
 }
 
 // An Input is one result set with the name its column gets.
@@ -140,7 +144,9 @@ type Result struct {
 	Functions []FuncTable
 	// GeoMean[i] is the geometric mean over workloads of the cost ratio of
 	// set i+1 to the baseline (below 1: faster), taken on each benchmark's
-	// first metric, oriented so that lower is better.
+	// primary metric (its first, a time or a rate; an imported perf stat
+	// block's elapsed time; never a count such as context switches),
+	// oriented so that lower is better.
 	GeoMean  []float64
 	Warnings []string
 }
@@ -151,6 +157,11 @@ type LatencyTable struct {
 	Params   string
 	Unit     string
 	Runs     [][]*result.Latency // per set, per run
+	// Mean holds the verdicts on the runs' mean latency, each other set
+	// against the baseline (the row of the benchmark's mean metric), so
+	// that the summary line never says more than the verdict; nil when
+	// the benchmark has no mean metric.
+	Mean []stats.Comparison
 }
 
 // Files compares the sets that load reads from files, the first the
@@ -181,8 +192,13 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{Inputs: ins}
-	for _, in := range ins {
+	sets := make([]*result.Set, len(ins))
+	for i, in := range ins {
 		r.Names = append(r.Names, in.Name)
+		sets[i] = in.Set
+	}
+	if missing, have := opt.Metrics.unknown(sets); len(missing) > 0 {
+		return nil, fmt.Errorf("--metrics: no metric %s in the sets compared (they have: %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
 	}
 	for _, in := range ins[1:] {
 		r.Env = append(r.Env, EnvDiff(ins[0].Set.Env, in.Set.Env))
@@ -205,18 +221,16 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 			continue
 		}
 		matched++
-		all := append([]*result.Benchmark{bb}, others...)
-		sets := make([]*result.Set, len(ins))
-		for i, in := range ins {
-			sets[i] = in.Set
-		}
-		for mi, m := range bb.Metrics {
+		all, metrics := opt.Metrics.metrics(append([]*result.Benchmark{bb}, others...))
+		primary := primaryMetric(bb)
+		first := len(r.Rows)
+		for _, m := range metrics {
 			row, ok := compareMetric(all, sets, m, opt)
 			if !ok {
 				continue
 			}
 			r.Rows = append(r.Rows, row)
-			if mi == 0 {
+			if m.Name == primary {
 				for i, c := range row.Vs {
 					// A cost ratio: above 1 is for the worse, so a
 					// metric whose rise is for the better is inverted.
@@ -232,6 +246,12 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 			}
 		}
 		if lt, ok := latencyTable(all); ok {
+			for _, row := range r.Rows[first:] {
+				if slices.Contains([]string{"mean", "avg", "average"}, row.Metric.Name) {
+					lt.Mean = row.Vs
+					break
+				}
+			}
 			r.Latency = append(r.Latency, lt)
 		}
 		r.Functions = append(r.Functions, funcTables(all)...)

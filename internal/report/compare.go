@@ -171,7 +171,7 @@ func compareText(w io.Writer, r *compare.Result) {
 		if row.FromSummaries {
 			how = "± stddev from the summary; each summary one session"
 		}
-		fmt.Fprintf(w, "  %s (%s, %s is better; %s)\n", row.Metric.Name, unitOr(unit), row.Metric.Better, how)
+		fmt.Fprintf(w, "  %s (%s, %s; %s)\n", row.Metric.Name, unitOr(unit), BetterText(row.Metric.Better), how)
 		for i, s := range row.Sides {
 			sm := s.Summary
 			line := fmt.Sprintf("    %s n=%-3d %s ± %s (%.1f%%)", letter(i), sm.N, Num(sm.Mean), Num(sm.Stddev), sm.CV)
@@ -214,6 +214,18 @@ func compareText(w io.Writer, r *compare.Result) {
 	}
 }
 
+// BetterText says a metric's direction: "lower is better", "higher is
+// better", or for a count of the kernel's work "no better side".
+func BetterText(b result.Better) string {
+	switch b {
+	case result.Neither:
+		return "no better side"
+	case "":
+		return "lower is better"
+	}
+	return string(b) + " is better"
+}
+
 func unitOr(u string) string {
 	if u == "" {
 		return "no unit"
@@ -222,7 +234,9 @@ func unitOr(u string) string {
 }
 
 // latencySummary prints seed mail 002's summary lines: the mean of the run
-// means and the largest maximum, baseline to each other set.
+// means and the largest maximum, baseline to each other set. The mean's
+// words carry the verdict on the runs' means, never more than it says; the
+// maximum is one sample a side, and says so.
 func latencySummary(w io.Writer, lt compare.LatencyTable, names []string) {
 	means := make([]float64, len(lt.Runs))
 	maxes := make([]float64, len(lt.Runs))
@@ -240,8 +254,12 @@ func latencySummary(w io.Writer, lt compare.LatencyTable, names []string) {
 		if len(lt.Runs) > 2 {
 			prefix = letter(i) + " vs A: "
 		}
-		fmt.Fprintf(w, "  %sMean latency: %s -> %s (%s)\n", prefix, mailNum(means[0], lt.Unit), mailNum(means[i], lt.Unit), changeWords(means[0], means[i]))
-		fmt.Fprintf(w, "  %sMax latency: %s -> %s (%s)\n", prefix, mailNum(maxes[0], lt.Unit), mailNum(maxes[i], lt.Unit), changeWords(maxes[0], maxes[i]))
+		verdict := "no test of the means"
+		if i-1 < len(lt.Mean) {
+			verdict = lt.Mean[i-1].Verdict.Words()
+		}
+		fmt.Fprintf(w, "  %sMean latency: %s -> %s (%s)\n", prefix, mailNum(means[0], lt.Unit), mailNum(means[i], lt.Unit), changeWords(means[0], means[i], verdict))
+		fmt.Fprintf(w, "  %sMax latency: %s -> %s (%s; the largest of all runs, one sample a side: no test)\n", prefix, mailNum(maxes[0], lt.Unit), mailNum(maxes[i], lt.Unit), changeWords(maxes[0], maxes[i], ""))
 	}
 }
 
@@ -258,20 +276,34 @@ func mailNum(v float64, unit string) string {
 	return WithUnit(v, unit)
 }
 
-// changeWords says a latency change the way mails do: "38% improvement".
-func changeWords(a, b float64) string {
+// changeWords says a latency change the way mails do — "38% improvement"
+// — when the verdict is "improved" or "regressed" and agrees with the
+// sign; else the size and the verdict ("38% lower, inconclusive"), or
+// with no verdict (a single sample) the size alone ("60% lower").
+func changeWords(a, b float64, verdict string) string {
 	if a == 0 {
 		return "no baseline"
 	}
 	ch := (b - a) / a
-	switch {
-	case math.Abs(ch) < 0.005:
-		return "no change"
-	case ch < 0:
-		return fmt.Sprintf("%.0f%% improvement", -ch*100)
-	default:
-		return fmt.Sprintf("%.0f%% regression", ch*100)
+	if math.Abs(ch) < 0.005 {
+		if verdict == "" {
+			return "no change"
+		}
+		return "no change, " + verdict
 	}
+	size := fmt.Sprintf("%.0f%% lower", -ch*100)
+	if ch > 0 {
+		size = fmt.Sprintf("%.0f%% higher", ch*100)
+	}
+	switch {
+	case verdict == "improved" && ch < 0:
+		return fmt.Sprintf("%.0f%% improvement", -ch*100)
+	case verdict == "regressed" && ch > 0:
+		return fmt.Sprintf("%.0f%% regression", ch*100)
+	case verdict == "":
+		return size
+	}
+	return size + ", " + verdict
 }
 
 // latencyRuns prints the per-run tables side by side for two sets, one

@@ -37,10 +37,12 @@ type Set struct {
 // direction and one rule for it.
 type Better = stats.Better
 
-// The two directions.
+// The directions; Neither is a figure with no better side (a context
+// switch), whose clear change is "changed".
 const (
-	Lower  = stats.Lower
-	Higher = stats.Higher
+	Lower   = stats.Lower
+	Higher  = stats.Higher
+	Neither = stats.Neither
 )
 
 // Worse reports whether a relative change of the metric (B/A − 1) is for
