@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 )
@@ -45,6 +46,7 @@ func newEnvCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			var fps [2]*sysinfo.Fingerprint
+			var conds [2]map[string]string
 			for i, a := range args {
 				if a == "-" {
 					fps[i] = runner.Fingerprint(Version)
@@ -57,8 +59,9 @@ func newEnvCmd() *cobra.Command {
 				if s.Env == nil {
 					return fmt.Errorf("%s: holds no environment fingerprint", a)
 				}
-				fps[i] = s.Env
+				fps[i], conds[i] = s.Env, s.Conditions
 			}
+			report.WriteConditionDiffs(c.OutOrStdout(), result.DiffConditions(conds[0], conds[1]))
 			return sysinfo.WriteDiffText(c.OutOrStdout(), sysinfo.Diff(fps[0], fps[1]))
 		},
 	}

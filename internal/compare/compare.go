@@ -133,9 +133,14 @@ type Result struct {
 	// Inputs are the sets compared, baseline first.
 	Inputs []Input `json:"-"`
 	Names  []string
+	// Conditions lists, for each set after the baseline, its run
+	// conditions that differ from the baseline's (result.DiffConditions):
+	// shown first, since a change of placement or policy moves a figure
+	// as much as a kernel does.
+	Conditions [][]result.ConditionDiff
 	// Env lists the differences of each set's environment from the
 	// baseline's, performance-relevant ones first.
-	Env  [][]string
+	Env [][]string
 	Rows []Row
 	// Latency holds, per latency workload, every set's per-run table.
 	Latency []LatencyTable
@@ -201,6 +206,7 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("--metrics: no metric %s in the sets compared (they have: %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
 	}
 	for _, in := range ins[1:] {
+		r.Conditions = append(r.Conditions, result.DiffConditions(ins[0].Set.Conditions, in.Set.Conditions))
 		r.Env = append(r.Env, EnvDiff(ins[0].Set.Env, in.Set.Env))
 	}
 	base := ins[0].Set

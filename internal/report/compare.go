@@ -137,6 +137,15 @@ func compareText(w io.Writer, r *compare.Result) {
 		}
 		fmt.Fprintf(w, "%s: %s%s\n", letter(i), n, role)
 	}
+	for i, cs := range r.Conditions {
+		if len(cs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nrun conditions %s vs A (they move the figures as a kernel does):\n", letter(i+1))
+		for _, d := range cs {
+			writeWrapped(w, "  ! ", d.String(), 100)
+		}
+	}
 	for i, env := range r.Env {
 		if len(env) == 0 {
 			continue

@@ -62,8 +62,22 @@ func stepText(h *history.Series, cp *stats.ChangePoint) string {
 	if cp == nil {
 		return ""
 	}
+	what := string(h.StepVerdict(*cp))
+	if ds := h.StepConditions(*cp); len(ds) > 0 {
+		// Not the kernel's step, as far as anyone can tell: say whose.
+		what = "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+	}
 	return fmt.Sprintf("<< step %s (%s, mean %s -> %s) %s", Pct(cp.Change), PValue(cp.P),
-		Num(cp.Before), Num(cp.After), h.StepVerdict(*cp))
+		Num(cp.Before), Num(cp.After), what)
+}
+
+// conditionList joins condition differences for one line.
+func conditionList(ds []result.ConditionDiff) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, "; ")
 }
 
 func changeText(x float64) string {
@@ -127,6 +141,11 @@ func historyText(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		writeAligned(w, "  ", rows, right)
 		if len(h.Steps) == 0 {
 			fmt.Fprintln(w, "  no change points")
+		}
+		for _, p := range h.Points {
+			if len(p.Mixed) > 0 {
+				fmt.Fprintf(w, "  warning: %s %s: its sets ran under different conditions (%s)\n", h.By, p.Label, conditionList(p.Mixed))
+			}
 		}
 	}
 	fmt.Fprintln(w, historyFooter(opt))
@@ -203,6 +222,8 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		Before  jnum   `json:"before"`
 		After   jnum   `json:"after"`
 		Verdict string `json:"verdict"`
+		// Conditions are the run conditions that change at the step.
+		Conditions []string `json:"conditions_changed,omitempty"`
 	}
 	type point struct {
 		Label  string   `json:"label"`
@@ -237,7 +258,10 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 			pt := point{Label: p.Label, Sets: p.Sets, N: p.Summary.N, Median: jnum(p.Summary.Median),
 				Mean: jnum(p.Summary.Mean), Stddev: jnum(p.Summary.Stddev), Change: jnum(p.Change)}
 			if cp := p.Step; cp != nil {
-				pt.Step = &step{jnum(cp.Change), jnum(cp.P), jnum(cp.Before), jnum(cp.After), string(h.StepVerdict(*cp))}
+				pt.Step = &step{jnum(cp.Change), jnum(cp.P), jnum(cp.Before), jnum(cp.After), string(h.StepVerdict(*cp)), nil}
+				for _, d := range h.StepConditions(*cp) {
+					pt.Step.Conditions = append(pt.Step.Conditions, d.String())
+				}
 			}
 			s.Points = append(s.Points, pt)
 		}

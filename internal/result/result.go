@@ -18,15 +18,19 @@ const Schema = "kdelta/result/v1"
 // A Set is the result of one kdelta run: the unit that is stored, shown and
 // compared.
 type Set struct {
-	Schema     string               `json:"schema"`
-	ID         string               `json:"id"`
-	Created    time.Time            `json:"created"`
-	Tool       string               `json:"tool"`
-	Command    []string             `json:"command,omitempty"`
-	Labels     map[string]string    `json:"labels"`
-	Env        *sysinfo.Fingerprint `json:"env,omitempty"`
-	Benchmarks []*Benchmark         `json:"benchmarks"`
-	Warnings   []string             `json:"warnings,omitempty"`
+	Schema  string               `json:"schema"`
+	ID      string               `json:"id"`
+	Created time.Time            `json:"created"`
+	Tool    string               `json:"tool"`
+	Command []string             `json:"command,omitempty"`
+	Labels  map[string]string    `json:"labels"`
+	Env     *sysinfo.Fingerprint `json:"env,omitempty"`
+	// Conditions are the run conditions the set was measured under
+	// (conditions.go): placement, policy, shield, counters, warm-up, the
+	// tool's version; nil for an import, which does not know them.
+	Conditions map[string]string `json:"conditions,omitempty"`
+	Benchmarks []*Benchmark      `json:"benchmarks"`
+	Warnings   []string          `json:"warnings,omitempty"`
 	// Complete is false while runs are still being added, and stays false
 	// when kdelta was interrupted or killed.
 	Complete bool `json:"complete"`

@@ -117,11 +117,12 @@ func (s *sqlStore) inTx(ctx context.Context, f func(*sql.Tx) error) error {
 // tens of runs that a run makes, and it stays right for any change.
 func (s *sqlStore) save(ctx context.Context, tx *sql.Tx, set *result.Set, body []byte) error {
 	now := time.Now()
-	err := s.exec(ctx, tx, `INSERT INTO sets (id, created, updated, tool, kernel, complete, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
+	err := s.exec(ctx, tx, `INSERT INTO sets (id, created, updated, tool, kernel, complete, conditions, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET created = excluded.created, updated = excluded.updated,
-			tool = excluded.tool, kernel = excluded.kernel, complete = excluded.complete, body = excluded.body`,
-		set.ID, nanos(set.Created), nanos(now), set.Tool, kernelOf(set), flag(set.Complete), string(body))
+			tool = excluded.tool, kernel = excluded.kernel, complete = excluded.complete,
+			conditions = excluded.conditions, body = excluded.body`,
+		set.ID, nanos(set.Created), nanos(now), set.Tool, kernelOf(set), flag(set.Complete), result.FormatConditions(set.Conditions), string(body))
 	if err != nil {
 		return err
 	}
@@ -415,7 +416,7 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
 	if q.Metric == "" {
 		metricCond, margs = "m.pos = 0", nil
 	}
-	query := `SELECT b.set_id, sx.created, b.bench, b.params, m.name, m.unit, m.better, v.value
+	query := `SELECT b.set_id, sx.created, sx.conditions, b.bench, b.params, m.name, m.unit, m.better, v.value
 		FROM benchmarks b
 		JOIN sets sx ON sx.id = b.set_id
 		JOIN metrics m ON m.set_id = b.set_id AND m.bench = b.bench
@@ -430,11 +431,11 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
 	}
 	var out []Sample
 	for rows.Next() {
-		var id, params, name, unit, better string
+		var id, conds, params, name, unit, better string
 		var created int64
 		var bench int
 		var v float64
-		if err := rows.Scan(&id, &created, &bench, &params, &name, &unit, &better, &v); err != nil {
+		if err := rows.Scan(&id, &created, &conds, &bench, &params, &name, &unit, &better, &v); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("%s: %w", s.loc, err)
 		}
@@ -447,7 +448,7 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
 			continue
 		}
 		out = append(out, Sample{
-			SetID: id, Created: fromNanos(created), Bench: bench, Params: p,
+			SetID: id, Created: fromNanos(created), Conditions: result.ParseConditions(conds), Bench: bench, Params: p,
 			Metric: result.Metric{Name: name, Unit: unit, Better: result.Better(better)},
 			Values: []float64{v},
 		})
