@@ -91,6 +91,17 @@ func (s *Step) CheckConditions(conds map[string]string) error {
 // Specs are the workloads the step measures.
 func (s *Step) Specs() []workload.Spec { return s.specs }
 
+// Prepare readies opt, the runner's options of the step, after
+// CheckConditions: its labels get the references the step is judged
+// against (Label).
+func (s *Step) Prepare(opt *runner.Options) error {
+	if err := s.CheckConditions(opt.RunConditions()); err != nil {
+		return err
+	}
+	s.Label(opt.Labels)
+	return nil
+}
+
 // Label adds to labels, those of the set to measure, the references the
 // step is judged against: bisect.good, and bisect.bad with a bad set.
 func (s *Step) Label(labels map[string]string) {

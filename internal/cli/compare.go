@@ -20,7 +20,6 @@ func newCompareCmd() *cobra.Command {
 		cf          compareFlags
 		and         []string
 		withProfile bool
-		metrics     string
 	)
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -38,11 +37,7 @@ func newCompareCmd() *cobra.Command {
 			// The resolver loads the sets and finds the host's session noise.
 			refs := newResolver(c.Context(), "")
 			defer refs.Close()
-			sel, err := compare.ParseMetrics(metrics)
-			if err != nil {
-				return err
-			}
-			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: sel}
+			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: cf.metrics}
 			first, err := compare.Files(args, refs.Set, opt)
 			if err != nil {
 				return err
@@ -71,15 +66,15 @@ func newCompareCmd() *cobra.Command {
 	f := c.Flags()
 	cf.register(f, "output format")
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
-	f.StringVar(&metrics, "metrics", "", "metrics judged: primary (the workload's), all (and the runs' counters and rusage, per operation), or a list; default primary, all for stat sets")
+	f.StringVar(&cf.metrics, "metrics", "", "metrics judged: primary (the workload's), all (and the runs' counters and rusage, per operation), or a list; default primary, all for stat sets")
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
 	return c
 }
 
 // compareFlags are the comparison flags of kdelta compare and kdelta ab.
 type compareFlags struct {
-	format, threshold, test, failOn string
-	alpha                           float64
+	format, threshold, test, failOn, metrics string
+	alpha                                    float64
 }
 
 // register adds the flags; what names the output --format chooses.

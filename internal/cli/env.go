@@ -45,11 +45,10 @@ func newEnvCmd() *cobra.Command {
 		Long:  longHelp("env-diff"),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			var fps [2]*sysinfo.Fingerprint
-			var conds [2]map[string]string
+			var sets [2]*result.Set
 			for i, a := range args {
 				if a == "-" {
-					fps[i] = runner.Fingerprint(Version)
+					sets[i] = &result.Set{Env: runner.Fingerprint(Version)}
 					continue
 				}
 				s, err := loadAny(c.Context(), a)
@@ -59,10 +58,10 @@ func newEnvCmd() *cobra.Command {
 				if s.Env == nil {
 					return fmt.Errorf("%s: holds no environment fingerprint", a)
 				}
-				fps[i], conds[i] = s.Env, s.Conditions
+				sets[i] = s
 			}
-			report.WriteConditionDiffs(c.OutOrStdout(), result.DiffConditions(conds[0], conds[1]))
-			return sysinfo.WriteDiffText(c.OutOrStdout(), sysinfo.Diff(fps[0], fps[1]))
+			report.WriteConditionDiffs(c.OutOrStdout(), result.DiffConditions(sets[0].Conditions, sets[1].Conditions))
+			return sysinfo.WriteDiffText(c.OutOrStdout(), sysinfo.Diff(sets[0].Env, sets[1].Env))
 		},
 	}
 	c.AddCommand(diff)

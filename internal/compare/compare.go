@@ -30,9 +30,10 @@ type Options struct {
 	// a measurement now with a reference of another session, keeps it
 	// until it reads the host's session noise.
 	RunsOnly bool
-	// Metrics picks the metrics judged (--metrics): the workload's, or
-	// those and the runs' counters and rusage figures, or a list.
-	Metrics Selection
+	// Metrics picks the metrics judged (--metrics, ParseMetrics): the
+	// workload's, or those and the runs' counters and rusage figures, or
+	// a list.
+	Metrics string
 }
 
 // An Input is one result set with the name its column gets.
@@ -140,7 +141,7 @@ type Result struct {
 	Conditions [][]result.ConditionDiff
 	// Env lists the differences of each set's environment from the
 	// baseline's, performance-relevant ones first.
-	Env [][]string
+	Env  [][]string
 	Rows []Row
 	// Latency holds, per latency workload, every set's per-run table.
 	Latency []LatencyTable
@@ -202,7 +203,11 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		r.Names = append(r.Names, in.Name)
 		sets[i] = in.Set
 	}
-	if missing, have := opt.Metrics.unknown(sets); len(missing) > 0 {
+	sel, err := ParseMetrics(opt.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	if missing, have := sel.unknown(sets); len(missing) > 0 {
 		return nil, fmt.Errorf("--metrics: no metric %s in the sets compared (they have: %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
 	}
 	for _, in := range ins[1:] {
@@ -227,7 +232,7 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 			continue
 		}
 		matched++
-		all, metrics := opt.Metrics.metrics(append([]*result.Benchmark{bb}, others...))
+		all, metrics := sel.metrics(append([]*result.Benchmark{bb}, others...))
 		primary := primaryMetric(bb)
 		first := len(r.Rows)
 		for _, m := range metrics {

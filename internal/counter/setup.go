@@ -18,8 +18,9 @@ type Setup struct {
 
 // Conditions are the run conditions the setup makes: the events counted
 // on every run ("none" without counters; " system-wide" with -a) and the
-// probes counted on warm-up runs.
-func (f Setup) Conditions() map[string]string {
+// probes counted on warm-up runs, when there are warm-up runs (kdelta
+// stat has none).
+func (f Setup) Conditions(warmups bool) map[string]string {
 	c := map[string]string{result.CondCounters: "none", result.CondProbes: "none"}
 	if f.Counters == "on" {
 		if f.Events != "" {
@@ -28,7 +29,7 @@ func (f Setup) Conditions() map[string]string {
 				c[result.CondCounters] += " system-wide"
 			}
 		}
-		if f.Probes != "" {
+		if f.Probes != "" && warmups {
 			c[result.CondProbes] = f.Probes
 		}
 	}
