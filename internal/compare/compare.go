@@ -127,6 +127,10 @@ type Row struct {
 	// Welch is set when a side was a summary, so Welch's t from the summary
 	// statistics decided.
 	FromSummaries bool
+	// Counter marks a row of the runs' counters or rusage figures
+	// (--metrics all), not one of the workload's metrics; Primary the
+	// row of the benchmark's primary metric (PrimaryMetric).
+	Counter, Primary bool
 }
 
 // A Result is the whole comparison.
@@ -233,13 +237,15 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		}
 		matched++
 		all, metrics := sel.metrics(append([]*result.Benchmark{bb}, others...))
-		primary := primaryMetric(bb)
+		primary := PrimaryMetric(bb)
 		first := len(r.Rows)
 		for _, m := range metrics {
 			row, ok := compareMetric(all, sets, m, opt)
 			if !ok {
 				continue
 			}
+			row.Counter = !slices.ContainsFunc(bb.Metrics, func(o result.Metric) bool { return o.Name == m.Name })
+			row.Primary = m.Name == primary
 			r.Rows = append(r.Rows, row)
 			if m.Name == primary {
 				for i, c := range row.Vs {

@@ -91,12 +91,12 @@ func (sel Selection) unknown(sets []*result.Set) (missing, have []string) {
 	return missing, have
 }
 
-// primaryMetric is the metric of b that the geometric mean of a
+// PrimaryMetric is the metric of b that the geometric mean of a
 // comparison takes: the workload's first, a time or a rate, or for an
 // imported perf stat block its elapsed time (else its task clock); ""
 // when b has none that is a cost, so that context switches never stand
 // for a workload's speed.
-func primaryMetric(b *result.Benchmark) string {
+func PrimaryMetric(b *result.Benchmark) string {
 	if len(b.Metrics) == 0 {
 		return ""
 	}
