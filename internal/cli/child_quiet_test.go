@@ -27,9 +27,12 @@ func TestMeasuredChildQuiet(t *testing.T) {
 	}
 	// Past the child's start-up, inside the loop (about 2 s here).
 	time.Sleep(300 * time.Millisecond)
+	parent := strconv.Itoa(cmd.Process.Pid)
+	pBefore := threadSwitches(parent)
 	before, t0 := threadSwitches(child), time.Now()
 	time.Sleep(700 * time.Millisecond)
 	after, el := threadSwitches(child), time.Since(t0)
+	pAfter := threadSwitches(parent)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
 	}
@@ -54,6 +57,20 @@ func TestMeasuredChildQuiet(t *testing.T) {
 		n, others, el.Round(time.Millisecond), per10ms, after[main]-before[main])
 	if per10ms > 1 {
 		t.Errorf("the child's runtime threads switched %.2f times per 10 ms of window, more than sysmon's once", per10ms)
+	}
+	// The parent kdelta waits in wait4 and on the child's pipe: no timer,
+	// ticker or monitor of its own wakes during the window, so all its
+	// threads together stay under sysmon's floor too.
+	pn := 0
+	for tid, a := range pAfter {
+		if b, ok := pBefore[tid]; ok {
+			pn += a - b
+		}
+	}
+	pPer10ms := float64(pn) / (float64(el) / float64(10*time.Millisecond))
+	t.Logf("parent kdelta: %d threads switched %d times in the window: %.2f per 10 ms", len(pAfter), pn, pPer10ms)
+	if len(pBefore) == 0 || pPer10ms > 1 {
+		t.Errorf("the parent's threads switched %.2f times per 10 ms of window (%d threads read)", pPer10ms, len(pBefore))
 	}
 }
 
