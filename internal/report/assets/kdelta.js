@@ -17,15 +17,18 @@
 
 	// align turns the series' own x and y into uPlot's one x column: every
 	// point gets a row of its own, so none is merged away.
+	// spec.rowRuns gets each series' run numbers in the same rows.
 	function align(spec) {
 		var rows = [];
 		spec.series.forEach(function (s, si) {
-			for (var k = 0; k < s.x.length; k++) rows.push([s.x[k], si, s.y[k]]);
+			for (var k = 0; k < s.x.length; k++) rows.push([s.x[k], si, s.y[k], s.run[k]]);
 		});
 		rows.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
 		var data = [rows.map(function (r) { return r[0]; })];
+		spec.rowRuns = [null];
 		spec.series.forEach(function (s, si) {
 			data.push(rows.map(function (r) { return r[1] === si ? r[2] : null; }));
+			spec.rowRuns.push(rows.map(function (r) { return r[1] === si ? r[3] : null; }));
 		});
 		return data;
 	}
@@ -53,8 +56,14 @@
 		}
 		var out = s.role === "outliers";
 		var c = out ? outlierColour : colour(s.set);
+		var si = spec.series.indexOf(s) + 1;
 		return {
 			label: s.name, stroke: c, paths: function () { return null; },
+			value: function (u, v, _, row) {
+				if (v === null || v === undefined) return "--";
+				var run = spec.rowRuns && spec.rowRuns[si] ? spec.rowRuns[si][row] : null;
+				return (run ? "run " + run + ": " : "") + v.toPrecision(5);
+			},
 			points: { show: true, size: out ? 10 : 6, width: out ? 2 : 1, stroke: c, fill: out ? "#fff" : c + "99", space: 0 },
 		};
 	}
@@ -172,7 +181,7 @@
 				if (s.link && Math.abs(x - s.x) < 0.5) window.location.href = s.link;
 			});
 		});
-		window.kdeltaCharts.push({ id: spec.id, kind: spec.kind, spec: spec, plot: u, marks: n });
+		window.kdeltaCharts.push({ id: spec.id, kind: spec.kind, spec: spec, plot: u, marks: n, runs: spec.rowRuns || [] });
 	});
 	document.body.dataset.charts = String(window.kdeltaCharts.length);
 })();
