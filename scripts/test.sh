@@ -118,7 +118,7 @@ step "darwin builds of the analysis commands"
 # over results fetched from a lab; only measuring needs Linux. kdelta
 # builds for macOS, and the packages those commands need build there with
 # their tests.
-analysis=(./internal/result ./internal/stats ./internal/compare ./internal/report ./internal/store ./internal/profile ./internal/golden ./internal/sysinfo)
+analysis=(./internal/result ./internal/stats ./internal/compare ./internal/report ./internal/store ./internal/profile ./internal/golden ./internal/sysinfo ./internal/web ./internal/browsertest)
 for arch in arm64 amd64; do
 	CGO_ENABLED=0 GOOS=darwin GOARCH=$arch go build -o /dev/null ./cmd/kdelta
 	CGO_ENABLED=0 GOOS=darwin GOARCH=$arch go vet "${analysis[@]}"

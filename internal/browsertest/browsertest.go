@@ -220,11 +220,40 @@ func Eval[T any](p *Page, js string) T {
 	return v
 }
 
-// Do runs chromedp actions in the page (clicks, typing, navigation).
-func (p *Page) Do(steps ...chromedp.Action[chromedp.Void]) {
+// Type types text into the element sel (a CSS selector) as keys.
+func (p *Page) Type(sel, text string) {
 	p.t.Helper()
-	if err := chromedp.Do(p.ctx, steps...); err != nil {
-		p.t.Fatalf("%v", err)
+	if err := chromedp.Do(p.ctx, chromedp.SendKeys(chromedp.CSS(sel), text)); err != nil {
+		p.t.Fatalf("typing into %s: %v", sel, err)
+	}
+}
+
+// Click clicks the element sel (a CSS selector) on the page.
+func (p *Page) Click(sel string) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, chromedp.Click(chromedp.CSS(sel))); err != nil {
+		p.t.Fatalf("clicking %s: %v", sel, err)
+	}
+}
+
+// Follow clicks the element sel, a link or a submit button, and waits
+// until the page it leads to has drawn its charts.
+func (p *Page) Follow(sel string) {
+	p.t.Helper()
+	err := chromedp.Do(p.ctx, chromedp.Evaluate[chromedp.Void]("window.kdeltaLeaving = true; undefined"), chromedp.Click(chromedp.CSS(sel)))
+	// Until the next page is there, an evaluation may fail as the old one
+	// goes away.
+	for end := time.Now().Add(15 * time.Second); err == nil; time.Sleep(20 * time.Millisecond) {
+		arrived, e := chromedp.Run(p.ctx, chromedp.Evaluate[bool](`window.kdeltaLeaving === undefined && !!document.body && document.body.dataset.charts !== undefined`))
+		if e == nil && arrived {
+			break
+		}
+		if time.Now().After(end) {
+			err = fmt.Errorf("no page after 15 s (last: %v)", e)
+		}
+	}
+	if err != nil {
+		p.t.Fatalf("following %s: %v (console: %q)", sel, err, p.Console())
 	}
 }
 

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -246,7 +248,11 @@ func ToFile(path string, w io.Writer, write func(io.Writer) error) error {
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("-o: %w", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the name of the temporary file says nothing
+		}
+		return fmt.Errorf("-o %s: %w", path, err)
 	}
 	defer os.Remove(f.Name())
 	bw := bufio.NewWriter(f)
@@ -265,7 +271,7 @@ func ToFile(path string, w io.Writer, write func(io.Writer) error) error {
 		return fmt.Errorf("-o %s: %w", path, err)
 	}
 	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("-o: %w", err)
+		return fmt.Errorf("-o %s: %w", path, err)
 	}
 	return nil
 }
