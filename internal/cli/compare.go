@@ -22,6 +22,7 @@ func newCompareCmd() *cobra.Command {
 		and         []string
 		withProfile bool
 		output      string
+		plot        bool
 	)
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -56,6 +57,9 @@ func newCompareCmd() *cobra.Command {
 				} else if err := report.WriteCompare(out, first, cf.format); err != nil {
 					return err
 				}
+				if plot {
+					report.WriteComparePlots(out, first)
+				}
 				if withProfile {
 					return writeProfileDiffs(c.Context(), out, c.ErrOrStderr(), args, cf.format)
 				}
@@ -74,6 +78,7 @@ func newCompareCmd() *cobra.Command {
 	cf.register(f, "output format")
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
+	f.BoolVar(&plot, "plot", false, "append a text strip plot of each metric's runs, a line per set")
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (--format html: one self-contained page)")
 	return c
 }

@@ -112,3 +112,19 @@ func TestServeCLI(t *testing.T) {
 		t.Errorf("serve on 0.0.0.0 without --allow-remote: exit %d, %q", code, stderr)
 	}
 }
+
+// TestPlotFlag: compare --plot and show --plot append the text strip
+// plots after the text output.
+func TestPlotFlag(t *testing.T) {
+	craftedStore(t, ownStore(t))
+	seeds := filepath.Join("..", "result", "testdata", "import")
+	code, stdout, stderr := kd(t, "compare", filepath.Join(seeds, "seed-002-baseline.md"), filepath.Join(seeds, "seed-002-with-fix.md"), "--plot")
+	text, plots, ok := strings.Cut(stdout, "\nruns per column:")
+	if code != 0 || !ok || !strings.Contains(text, "B vs A: -37.8%") || strings.Count(plots, "\n  A  [") != 3 || strings.Count(plots, "\n  B  [") != 3 {
+		t.Errorf("compare --plot: exit %d, stderr %q, stdout\n%s", code, stderr, stdout)
+	}
+	code, stdout, stderr = kd(t, "show", "20260727T090000-000000000000", "--plot")
+	if code != 0 || !strings.Contains(stdout, "\npipe  mode=process  latency (us)\n") || strings.Count(stdout, "\n  runs  [") != 1 {
+		t.Errorf("show --plot: exit %d, stderr %q, stdout\n%s", code, stderr, stdout)
+	}
+}

@@ -10,7 +10,7 @@ import (
 
 func newShowCmd() *cobra.Command {
 	var (
-		runs           bool
+		runs, plot     bool
 		format, output string
 	)
 	c := &cobra.Command{
@@ -31,12 +31,16 @@ func newShowCmd() *cobra.Command {
 				return report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error { return report.WriteShowHTML(w, set, report.HTMLOptions{}) })
 			}
 			report.Show(c.OutOrStdout(), set, report.ShowOptions{Runs: runs})
+			if plot {
+				report.WriteShowPlots(c.OutOrStdout(), set)
+			}
 			ns, err := r.Noises(set, "")
 			report.WriteNoises(c.OutOrStdout(), ns)
 			return err
 		},
 	}
 	c.Flags().BoolVar(&runs, "runs", false, "also print every run")
+	c.Flags().BoolVar(&plot, "plot", false, "also draw each metric's runs as a text strip plot")
 	c.Flags().StringVar(&format, "format", "text", "output format: text, html (one self-contained page; write it with -o)")
 	c.Flags().StringVarP(&output, "output", "o", "", "write the html page to this file instead of stdout")
 	return c
