@@ -363,7 +363,9 @@ func distCharts(benches []*result.Benchmark, names []string, opt HTMLOptions) []
 		if len(raw) == 0 {
 			continue
 		}
-		s := series{Name: letter(i) + ": " + names[i], Set: i, Role: "line"}
+		// The line is an even subset of the operations; its name states
+		// the exact count and percentiles of all of them.
+		s := series{Name: fmt.Sprintf("%s: %s (%d ops, p50 %s, p99 %s)", letter(i), names[i], len(raw), Num(quantile(raw, 0.5)), Num(quantile(raw, 0.99))), Set: i, Role: "line"}
 		for _, k := range stride(len(raw), opt.maxPoints()/max(len(raws), 1)) {
 			s.X, s.Y = append(s.X, raw[k]), append(s.Y, float64(k+1)/float64(len(raw)))
 		}
@@ -381,6 +383,12 @@ func distCharts(benches []*result.Benchmark, names []string, opt HTMLOptions) []
 		hist.Series = append(hist.Series, h)
 	}
 	return []chart{cdf, hist}
+}
+
+// quantile is the q-quantile of sorted values, the nearest rank.
+func quantile(sorted []float64, q float64) float64 {
+	k := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return sorted[min(max(k, 0), len(sorted)-1)]
 }
 
 // binEdges are n+1 edges from lo to hi, even or, with log, even in log.

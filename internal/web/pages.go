@@ -54,7 +54,7 @@ func (s *Server) routes() {
 		"/api/profile":  s.apiProfile,
 		"/":             func(http.ResponseWriter, *http.Request) error { return notFound("no such page") },
 	} {
-		s.mux.Handle(path, handler(h))
+		s.mux.Handle(path, s.handler(h))
 	}
 }
 
@@ -75,31 +75,39 @@ func notFound(format string, args ...any) error {
 }
 
 // handler renders into a buffer, so that a failure halfway sends an error
-// and not half a page.
-func handler(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+// and not half a page, and serves the answer from the cache while fresh.
+func (s *Server) handler(h func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		bw := &bufferedWriter{header: w.Header()}
-		err := h(bw, r)
-		if err == nil {
-			w.WriteHeader(http.StatusOK)
-			if r.Method != http.MethodHead {
-				w.Write(bw.buf.Bytes())
-			}
-			return
+		a := s.cache.get(r.URL.RequestURI(), func() answer { return render(h, r) })
+		for k, v := range a.header {
+			w.Header()[k] = v
 		}
-		code := http.StatusInternalServerError
-		var he *httpError
-		switch {
-		case errors.As(err, &he):
-			code = he.code
-		case errors.Is(err, store.ErrNotFound):
-			code = http.StatusNotFound
-		case r.Context().Err() != nil:
-			code = http.StatusServiceUnavailable
+		w.WriteHeader(a.code)
+		if r.Method != http.MethodHead {
+			w.Write(a.body)
 		}
-		w.Header().Del("Content-Type")
-		http.Error(w, oneLine(err.Error()), code)
 	})
+}
+
+// render runs h and returns its answer, or the error's status and line.
+func render(h func(http.ResponseWriter, *http.Request) error, r *http.Request) answer {
+	bw := &bufferedWriter{header: http.Header{}}
+	err := h(bw, r)
+	if err == nil {
+		return answer{code: http.StatusOK, header: bw.header, body: bw.buf.Bytes()}
+	}
+	code := http.StatusInternalServerError
+	var he *httpError
+	switch {
+	case r.Context().Err() != nil:
+		code = http.StatusServiceUnavailable
+	case errors.As(err, &he):
+		code = he.code
+	case errors.Is(err, store.ErrNotFound):
+		code = http.StatusNotFound
+	}
+	hd := http.Header{"Content-Type": {"text/plain; charset=utf-8"}, "X-Content-Type-Options": {"nosniff"}}
+	return answer{code: code, header: hd, body: []byte(oneLine(err.Error()) + "\n")}
 }
 
 // oneLine keeps the first line of a message.

@@ -46,8 +46,9 @@ const DefaultAddr = "127.0.0.1:8080"
 
 // A Server answers the dashboard's requests from a store.
 type Server struct {
-	st  store.Store
-	mux *http.ServeMux
+	st    store.Store
+	mux   *http.ServeMux
+	cache cache
 }
 
 // New returns the dashboard over st, which it only reads.
