@@ -304,3 +304,37 @@ func TestProfileDiffHTML(t *testing.T) {
 		t.Errorf("bars (left, right px) %v: want avc_lookup growing right the full half, do_syscall_64 left about half as far", bars)
 	}
 }
+
+// TestHistoryHTMLSeed000 opens the history of seed mail 000's ELN builds
+// (imported, one figure per build): a mark per build in version order, and
+// the 6.16 build's change from 6.15-rc6 shown as the mail's −32%.
+func TestHistoryHTMLSeed000(t *testing.T) {
+	path := filepath.Join("..", "result", "testdata", "import", "seed-000-kernels.txt")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := result.ImportSets(path, data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := history.FromSets(sets, history.Query{By: result.VariantParam, Workload: "table"})
+	if err != nil || len(hs) != 1 {
+		t.Fatalf("series %v, %v", hs, err)
+	}
+	u := writeFile(t, "seed-000.html", func(w *bytes.Buffer) error {
+		return report.WriteHistoryHTML(w, hs, stats.ChangePointOptions{}, report.HTMLOptions{})
+	})
+	p := browsertest.Open(t, u)
+	p.Screenshot("report-history-seed-000")
+	p.CheckClean(u)
+	charts := browsertest.Eval[[]drawn](p, drawnJS)
+	if len(charts) != 1 || charts[0].Marks != 3 || charts[0].Runs != 3 {
+		t.Errorf("charts %+v: want one plot of the 3 builds", charts)
+	}
+	names := browsertest.Eval[[]string](p, `window.kdeltaCharts[0].spec.xnames`)
+	rows := browsertest.Eval[[][]string](p, `Array.from(document.querySelectorAll("table.points tr")).slice(1).map(tr => Array.from(tr.cells).map(td => td.textContent.trim()))`)
+	if strings.Join(names, " ") != "6.15-rc6-eln148 6.16-eln150 6.18-eln154" || len(rows) != 3 || rows[1][0] != "6.16-eln150" || rows[1][3] != report.Pct(70281.0/103207-1) {
+		t.Errorf("builds %q, rows %q: want 6.16-eln150 at %s", names, rows, report.Pct(70281.0/103207-1))
+	}
+}
