@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/profile"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -23,6 +24,9 @@ type compareView struct {
 	Workloads []workloadView
 	GeoMean   []string
 	Warnings  []string
+	// Profiles are the profile diffs of each set against the baseline,
+	// for the benchmarks profiled in both.
+	Profiles []template.HTML
 }
 
 type setName struct{ Letter, Name string }
@@ -130,8 +134,32 @@ func CompareHTML(r *compare.Result, opt HTMLOptions) (template.HTML, []chart, er
 		}
 		v.Workloads[k].Rows = append(v.Workloads[k].Rows, rv)
 	}
+	for i := 1; i < len(r.Inputs); i++ {
+		if p, ok := profileDiffs(r.Inputs[0], r.Inputs[i]); ok {
+			v.Profiles = append(v.Profiles, p)
+		}
+	}
 	body, err := part("compare", v)
 	return body, charts, err
+}
+
+// profileDiffs is the profile diff page's body for the benchmarks that
+// both a and b profiled; false when none did.
+func profileDiffs(a, b compare.Input) (template.HTML, bool) {
+	ga, err := profile.FromSet(a.Name, a.Set)
+	if err != nil {
+		return "", false
+	}
+	gb, err := profile.FromSet(b.Name, b.Set)
+	if err != nil {
+		return "", false
+	}
+	ds, err := profile.Match(a.Name, b.Name, ga, gb, "")
+	if err != nil {
+		return "", false
+	}
+	body, err := ProfileDiffHTML(ds, 25)
+	return body, err == nil
 }
 
 // compareRow is the text output's lines of row, as table cells.

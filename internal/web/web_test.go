@@ -348,6 +348,7 @@ func TestDashboardInChromium(t *testing.T) {
 	}{
 		{"serve-set", "/set/" + ids["6.18"][2], 1, xss},
 		{"serve-compare-xss", "/compare?a=" + ids["6.18"][1] + "&b=" + ids["6.18"][2], 2, xss},
+		{"serve-compare-profiles", "/compare?a=" + ids["6.15"][0] + "&b=" + ids["6.16"][0], 2, "avc_lookup"},
 		{"serve-history", "/history?workload=pipe&by=note", 1, xss},
 		{"serve-env", "/env?a=" + ids["6.15"][0] + "&b=" + ids["6.16"][0], 0, "no differences"},
 		{"serve-profile", "/profile?a=" + ids["6.15"][0] + "&b=" + ids["6.16"][0], 0, "avc_lookup"},
