@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,8 @@ func newCompareCmd() *cobra.Command {
 		cf          compareFlags
 		and         []string
 		withProfile bool
+		output      string
+		plot        bool
 	)
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -42,20 +45,28 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := c.OutOrStdout()
+			var second *compare.Result
 			if len(and) > 0 {
-				second, err := compare.Files(and, refs.Set, opt)
-				if err != nil {
+				if second, err = compare.Files(and, refs.Set, opt); err != nil {
 					return err
 				}
-				report.WriteChanges(out, first.Names, second.Names, compare.Changes(first, second, so.Alpha))
-			} else if err := report.WriteCompare(out, first, cf.format); err != nil {
-				return err
 			}
-			if withProfile {
-				if err := writeProfileDiffs(c.Context(), out, c.ErrOrStderr(), args, cf.format); err != nil {
+			err = report.ToFile(output, c.OutOrStdout(), func(out io.Writer) error {
+				if second != nil {
+					report.WriteChanges(out, first.Names, second.Names, compare.Changes(first, second, so.Alpha))
+				} else if err := report.WriteCompare(out, first, cf.format); err != nil {
 					return err
 				}
+				if plot {
+					report.WriteComparePlots(out, first)
+				}
+				if withProfile {
+					return writeProfileDiffs(c.Context(), out, c.ErrOrStderr(), args, cf.format)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			if err := compare.FailOn(cf.failOn, first.Regressed(false)); err != nil {
 				return &exitError{code: ExitBad, err: err}
@@ -68,6 +79,8 @@ func newCompareCmd() *cobra.Command {
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
 	f.StringVar(&cf.metrics, "metrics", "", "metrics judged: primary (the workload's), all (and the runs' counters and rusage, per operation), or a list; default primary, all for stat sets")
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
+	f.BoolVar(&plot, "plot", false, "append a text strip plot of each metric's runs, a line per set")
+	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (--format html: one self-contained page)")
 	return c
 }
 

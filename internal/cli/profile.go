@@ -53,8 +53,8 @@ func newProfileShowCmd() *cobra.Command {
 
 func newProfileDiffCmd() *cobra.Command {
 	var (
-		format, only, by string
-		top              int
+		format, only, by, output string
+		top                      int
 	)
 	c := &cobra.Command{
 		Use:   "diff A [B]",
@@ -62,21 +62,27 @@ func newProfileDiffCmd() *cobra.Command {
 		Long:  longHelp("profile-diff"),
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
+			if err := report.CheckFormat(format, report.ProfileDiffFormats); err != nil {
 				return err
 			}
 			diffs, err := kprofile.Diffs(args, only, by, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
-			return report.WriteProfileDiffs(c.OutOrStdout(), diffs, format, top)
+			return report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error {
+				if format == report.HTMLFormat {
+					return report.WriteProfileDiffHTML(w, diffs, top, report.HTMLOptions{})
+				}
+				return report.WriteProfileDiffs(w, diffs, format, top)
+			})
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&format, "format", "text", "output format: "+strings.Join(report.ProfileFormats, ", "))
+	f.StringVar(&format, "format", "text", "output format: "+strings.Join(report.ProfileDiffFormats, ", "))
 	f.IntVar(&top, "top", 25, "symbols shown per diff; 0: all")
 	f.StringVar(&only, "workload", "", "only benchmarks whose name (workload:params) starts with this")
 	f.StringVar(&by, "by", "share", "order of the symbols: "+strings.Join(kprofile.Orders, ", "))
+	f.StringVarP(&output, "output", "o", "", "write the diff to this file instead of stdout (--format html: one self-contained page)")
 	return c
 }
 

@@ -12,7 +12,7 @@ import (
 )
 
 // CompareFormats are the formats WriteCompare knows.
-var CompareFormats = []string{"text", "markdown", "csv", "json", "benchfmt"}
+var CompareFormats = []string{"text", "markdown", "csv", "json", "benchfmt", HTMLFormat}
 
 // WriteCompare renders a comparison in format.
 func WriteCompare(w io.Writer, r *compare.Result, format string) error {
@@ -27,6 +27,8 @@ func WriteCompare(w io.Writer, r *compare.Result, format string) error {
 		return compareJSON(w, r)
 	case "benchfmt":
 		return Benchfmt(w, r.Inputs)
+	case HTMLFormat:
+		return WriteCompareHTML(w, r, HTMLOptions{})
 	default:
 		return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(CompareFormats, ", "))
 	}

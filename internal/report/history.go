@@ -16,7 +16,7 @@ import (
 )
 
 // HistoryFormats are the formats WriteHistory knows.
-var HistoryFormats = []string{"text", "markdown", "csv", "json"}
+var HistoryFormats = []string{"text", "markdown", "csv", "json", HTMLFormat}
 
 // WriteHistory renders the series of kdelta history in format; opt are
 // the change-point options they were made with, which the output states.
@@ -30,6 +30,8 @@ func WriteHistory(w io.Writer, hs []*history.Series, opt stats.ChangePointOption
 		return historyCSV(w, hs)
 	case "json":
 		return historyJSON(w, hs, opt)
+	case HTMLFormat:
+		return WriteHistoryHTML(w, hs, opt, HTMLOptions{})
 	default:
 		return CheckFormat(format, HistoryFormats)
 	}
