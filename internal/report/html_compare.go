@@ -19,7 +19,10 @@ import (
 // their plots, its per-operation distributions and counters, and the
 // warnings last.
 type compareView struct {
-	Sets      []setName
+	Sets []setName
+	// Conds are the run conditions that differ, shown before the
+	// environment: they move a figure as a kernel does.
+	Conds     []envDiff
 	Env       []envDiff
 	Workloads []workloadView
 	GeoMean   []string
@@ -85,6 +88,15 @@ func CompareHTML(r *compare.Result, opt HTMLOptions) (template.HTML, []chart, er
 	v := compareView{Warnings: r.Warnings}
 	for i, n := range r.Names {
 		v.Sets = append(v.Sets, setName{letter(i), n})
+	}
+	for i, cs := range r.Conditions {
+		if len(cs) > 0 {
+			d := envDiff{Letter: letter(i + 1)}
+			for _, c := range cs {
+				d.Diffs = append(d.Diffs, c.String())
+			}
+			v.Conds = append(v.Conds, d)
+		}
 	}
 	for i, env := range r.Env {
 		if len(env) > 0 {
