@@ -214,6 +214,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // regression of the series' metric, by result.Metric.Worse, the one
 // direction rule.
 func (s *Series) StepVerdict(cp stats.ChangePoint) stats.Verdict {
+	if cp.Figures {
+		return stats.Inconclusive // single figures: no test
+	}
 	if s.Metric.Better == result.Neither {
 		return stats.Changed
 	}

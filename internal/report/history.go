@@ -65,6 +65,14 @@ func stepText(h *history.Series, cp *stats.ChangePoint) string {
 		return ""
 	}
 	what := string(h.StepVerdict(*cp))
+	if cp.Figures {
+		// One value a point: the size, and no verdict.
+		what = "(one value a point: the size alone, untested)"
+		if ds := h.StepConditions(*cp); len(ds) > 0 {
+			what += ", where the run conditions change (" + conditionList(ds) + ")"
+		}
+		return fmt.Sprintf("<< step %s (%s -> %s) %s", Pct(cp.Change), Num(cp.Before), Num(cp.After), what)
+	}
 	if ds := h.StepConditions(*cp); len(ds) > 0 {
 		// Not the kernel's step, as far as anyone can tell: say whose.
 		what = "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By

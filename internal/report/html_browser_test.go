@@ -337,4 +337,12 @@ func TestHistoryHTMLSeed000(t *testing.T) {
 	if strings.Join(names, " ") != "6.15-rc6-eln148 6.16-eln150 6.18-eln154" || len(rows) != 3 || rows[1][0] != "6.16-eln150" || rows[1][3] != report.Pct(70281.0/103207-1) {
 		t.Errorf("builds %q, rows %q: want 6.16-eln150 at %s", names, rows, report.Pct(70281.0/103207-1))
 	}
+	// One figure a build: the step at 6.16 is drawn by its size alone,
+	// untested, and the 3% after it is none.
+	steps := browsertest.Eval[[]struct {
+		X float64 `json:"x"`
+	}](p, `window.kdeltaCharts[0].spec.steps`)
+	if len(steps) != 1 || steps[0].X != 0.5 || len(hs[0].Steps) != 1 || !hs[0].Steps[0].Figures {
+		t.Errorf("steps drawn %+v, found %+v: want one, untested, between 6.15-rc6 and 6.16", steps, hs[0].Steps)
+	}
 }

@@ -109,6 +109,9 @@ func historyChart(h *history.Series, opt HTMLOptions) chart {
 			c.Lines = append(c.Lines, mark{Kind: "segment", X0: float64(end) - 0.4, X1: float64(len(h.Points)) - 0.6, Y0: cp.After, Y1: cp.After})
 		}
 		s := step{X: float64(cp.Index) - 0.5, Label: fmt.Sprintf("%s (%s)", Pct(cp.Change), PValue(cp.P))}
+		if cp.Figures {
+			s.Label = Pct(cp.Change) + " (untested)"
+		}
 		if opt.CompareURL != nil && cp.Index > 0 && cp.Index < len(h.Points) {
 			s.Link = opt.CompareURL(h.Points[cp.Index-1].Sets, h.Points[cp.Index].Sets)
 		}
