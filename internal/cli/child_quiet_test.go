@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,4 +119,52 @@ func threadSwitches(pid string) map[string]int {
 		m[tk.Name()] = n
 	}
 	return m
+}
+
+// TestPipeThreadModeQuiet is the same guard for pipe's thread mode, where
+// the peer is a second locked thread of the measured child: the two
+// threads of the ping-pong switch at every round trip, and every other
+// thread of the child — the Go runtime's — at most once per 10 ms of the
+// window.
+func TestPipeThreadModeQuiet(t *testing.T) {
+	cmd, mark := startMarked(t, "run", "pipe:mode=thread,loops=1200000,cpus=same", "-r", "1", "--warmup", "0",
+		"--no-store", "--counters", "none", "--monitor", "none")
+	child := ""
+	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		child = measuredChildOf(mark, cmd.Process.Pid)
+	}
+	if child == "" {
+		t.Fatalf("no measured child seen: %s", cmd.Stderr)
+	}
+	time.Sleep(300 * time.Millisecond)
+	before, t0 := threadSwitches(child), time.Now()
+	time.Sleep(700 * time.Millisecond)
+	after, el := threadSwitches(child), time.Since(t0)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
+	}
+	var deltas []int
+	for tid, a := range after {
+		if b, ok := before[tid]; ok {
+			deltas = append(deltas, a-b)
+		}
+	}
+	if len(deltas) < 3 {
+		t.Fatalf("%d threads read in the window: the loop ended before it?", len(deltas))
+	}
+	slices.Sort(deltas)
+	pair := deltas[len(deltas)-2:] // the ping-pong's two threads switch the most
+	others := 0
+	for _, d := range deltas[:len(deltas)-2] {
+		others += d
+	}
+	per10ms := float64(max(others-1, 0)) / (float64(el) / float64(10*time.Millisecond))
+	t.Logf("pipe thread mode: the pair switched %v times in %v; %d other threads %d times: %.2f per 10 ms",
+		pair, el.Round(time.Millisecond), len(deltas)-2, others, per10ms)
+	if pair[0] < 1000 {
+		t.Errorf("the ping-pong's threads switched only %v times: not inside the loop", pair)
+	}
+	if per10ms > 1 {
+		t.Errorf("the child's other threads switched %.2f times per 10 ms of window, more than sysmon's once", per10ms)
+	}
 }

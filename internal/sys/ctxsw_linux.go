@@ -177,3 +177,36 @@ func (m *RawCPUMask) Apply() unix.Errno {
 	_, _, e := unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(m.set), uintptr(unsafe.Pointer(&m.set)))
 	return e
 }
+
+// RawPingPong is perf bench sched pipe's worker loop on a locked thread:
+// loops round trips of a 4-byte token, reading from rfd first when
+// readFirst, else writing to wfd first. Nosplit through and through, like
+// the calls above, so that sysmon's preemption of a goroutine running for
+// over 10 ms is never taken inside the loop: taking it would hand the
+// locked thread's P to another thread and wake the runtime's idle
+// threads every 10 ms of the window (seen as futex wake-ups of three
+// other threads, 220 a second, before this loop was nosplit). eof says
+// the other end closed first.
+//
+//go:nosplit
+func RawPingPong(rfd, wfd, loops int, readFirst bool) (eof bool, e unix.Errno) {
+	var tok [4]byte
+	for i := 0; i < loops; i++ {
+		if readFirst {
+			if eof, e = RawReadN(rfd, &tok[0], len(tok)); eof || e != 0 {
+				return eof, e
+			}
+			if e = RawWriteN(wfd, &tok[0], len(tok)); e != 0 {
+				return false, e
+			}
+			continue
+		}
+		if e = RawWriteN(wfd, &tok[0], len(tok)); e != 0 {
+			return false, e
+		}
+		if eof, e = RawReadN(rfd, &tok[0], len(tok)); eof || e != 0 {
+			return eof, e
+		}
+	}
+	return false, 0
+}
