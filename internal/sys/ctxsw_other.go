@@ -55,3 +55,6 @@ func (m *RawCPUMask) Apply() syscall.Errno { return syscall.ENOSYS }
 func RawPingPong(rfd, wfd, loops int, readFirst bool) (eof bool, e syscall.Errno) {
 	return false, syscall.ENOSYS
 }
+
+// RawMembarrierGlobal answers ENOSYS: membarrier is Linux's.
+func RawMembarrierGlobal(lat []float64) (int, syscall.Errno) { return 0, syscall.ENOSYS }
