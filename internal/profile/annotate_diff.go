@@ -129,10 +129,7 @@ func entries(a *Annotation) []entry {
 	src := ""
 	for _, l := range a.Lines {
 		if l.Source {
-			// objdump's section and symbol headers are no source line.
-			if !strings.HasPrefix(l.Text, "Disassembly of section") && !symStartRE.MatchString(l.Text) {
-				src = l.Text
-			}
+			src = l.Text
 			continue
 		}
 		es = append(es, entry{src: src, text: l.Text, key: insnKey(l.Text), jump: l.Jump, off: l.Offset, pct: l.Percent, samples: l.Samples})

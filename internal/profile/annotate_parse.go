@@ -151,6 +151,8 @@ func (p *annotateParser) source(a *result.ProfileAnnotation, text string) {
 	if text == "" {
 		return
 	}
+	// objdump's section and symbol headers are no source lines; the
+	// symbol's gives its name and start.
 	if m := symStartRE.FindStringSubmatch(text); m != nil {
 		if v, err := strconv.ParseInt(m[1], 16, 64); err == nil {
 			p.start, p.hasStart = v, true
@@ -158,6 +160,10 @@ func (p *annotateParser) source(a *result.ProfileAnnotation, text string) {
 		if a.Symbol == "" {
 			a.Symbol = m[2]
 		}
+		return
+	}
+	if strings.HasPrefix(text, "Disassembly of section ") {
+		return
 	}
 	a.Lines = append(a.Lines, result.AnnotatedLine{Source: true, Offset: -1, Text: text})
 }

@@ -129,3 +129,29 @@ func TestParseAnnotateStdio(t *testing.T) {
 		t.Errorf("last line %+v", a.Lines[len(a.Lines)-1])
 	}
 }
+
+// FuzzParseAnnotate: any text parses or is refused without a panic, and
+// what parses is well formed: source lines carry no share, shares are
+// finite, every annotation has lines.
+func FuzzParseAnnotate(f *testing.F) {
+	addSeeds(f, "annotate-*.txt")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		as, err := ParseAnnotate("fuzz", data)
+		if err != nil {
+			return
+		}
+		for _, a := range as {
+			if len(a.Lines) == 0 {
+				t.Fatal("an annotation without lines")
+			}
+			for _, l := range a.Lines {
+				if l.Source && (l.Percent != 0 || l.Offset != -1 || l.Jump != "") {
+					t.Fatalf("source line %+v", l)
+				}
+				if math.IsNaN(l.Percent) || math.IsInf(l.Percent, 0) {
+					t.Fatalf("share %v", l.Percent)
+				}
+			}
+		}
+	})
+}

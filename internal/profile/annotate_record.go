@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -15,6 +16,8 @@ import (
 const (
 	defaultMaxAnnotated = 8
 	maxAnnotatedLines   = 4000
+	// annotateJobs is how many perf annotate run at once.
+	annotateJobs = 3
 )
 
 // A symKey names a symbol in one object.
@@ -102,44 +105,84 @@ func annotateHot(perf, data string, p *result.Profile, o Options) {
 	if len(keys) > max {
 		keys = keys[:max]
 	}
-	a := annotator{perf: perf, data: data, o: o}
-	for _, k := range keys {
-		p.Annotations = append(p.Annotations, *a.symbol(k, counts[k]))
+	// Each perf annotate reads the whole perf.data: one object's first
+	// symbol is annotated alone, so that an object perf cannot
+	// disassemble (a kernel without vmlinux) fails once, and the other
+	// symbols run annotateJobs at a time.
+	a := annotator{perf: perf, data: data, o: o, noText: map[string]string{}}
+	out := make([]*result.ProfileAnnotation, len(keys))
+	first := map[string]bool{}
+	for i, k := range keys {
+		if !first[k.dso] {
+			first[k.dso] = true
+			out[i] = a.symbol(k, counts[k])
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, annotateJobs)
+	for i, k := range keys {
+		if out[i] != nil {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		why := a.noText[k.dso]
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			out[i] = a.symbolWith(k, counts[k], why)
+		}()
+	}
+	wg.Wait()
+	for _, an := range out {
+		p.Annotations = append(p.Annotations, *an)
 	}
 	p.Annotated = true
 }
 
-// An annotator runs perf annotate on one perf.data, remembering why the
-// kernel cannot be disassembled once it has failed to be.
+// An annotator runs perf annotate on one perf.data, remembering why an
+// object cannot be disassembled once it has failed to be (a kernel
+// without vmlinux fails the same way for every symbol, and each failure
+// costs a read of the whole perf.data).
 type annotator struct {
 	perf, data string
 	o          Options
-	noKernel   string
+	noText     map[string]string
 }
 
 // symbol annotates one symbol: perf annotate's instructions and source
 // lines with their samples counted from perf script, or, when perf
 // cannot disassemble it, its sampled offsets alone.
 func (an *annotator) symbol(k symKey, c offsetCounts) *result.ProfileAnnotation {
-	kernel := KernelDSO(k.dso)
-	a := &result.ProfileAnnotation{Symbol: k.sym, DSO: k.dso, Kernel: kernel, Samples: c.total()}
-	var why string
-	if kernel && an.noKernel != "" {
-		why = an.noKernel
-	} else if got, err := an.perfAnnotate(k); err != nil {
-		why = err.Error()
-		if kernel {
-			an.noKernel = why
+	a := an.symbolWith(k, c, an.noText[k.dso])
+	if a.NoText != "" {
+		if an.noText == nil {
+			an.noText = map[string]string{}
 		}
-	} else {
-		a.Source, a.Lines = got.Source, got.Lines
-		for i := range a.Lines {
-			if l := &a.Lines[i]; !l.Source && l.Offset >= 0 {
-				l.Samples = c[l.Offset]
+		an.noText[k.dso] = a.NoText
+	}
+	return a
+}
+
+// symbolWith is symbol for an object that perf could not disassemble
+// for why, or "" when it has not failed.
+func (an *annotator) symbolWith(k symKey, c offsetCounts, why string) *result.ProfileAnnotation {
+	a := &result.ProfileAnnotation{Symbol: k.sym, DSO: k.dso, Kernel: KernelDSO(k.dso), Samples: c.total()}
+	if why == "" && strings.HasPrefix(k.sym, "0x") {
+		why = "perf found no symbol table for " + k.dso
+	}
+	if why == "" {
+		got, err := an.perfAnnotate(k)
+		if err == nil {
+			a.Source, a.Lines = got.Source, got.Lines
+			for i := range a.Lines {
+				if l := &a.Lines[i]; !l.Source && l.Offset >= 0 {
+					l.Samples = c[l.Offset]
+				}
 			}
+			bound(a)
+			return a
 		}
-		bound(a)
-		return a
+		why = err.Error()
 	}
 	a.Source, a.NoText = "perf script", why
 	offs := make([]int64, 0, len(c))
