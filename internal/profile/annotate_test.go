@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,5 +155,18 @@ func TestAnnotateErrors(t *testing.T) {
 	}
 	if a, err := Annotate("new", "do_syscall_64", AnnotateOptions{}, src); err != nil || a.Samples != 6 || a.Benchmark != "syscall" {
 		t.Errorf("do_syscall_64: %+v, %v", a, err)
+	}
+}
+
+// TestAnnotateNoPerf: a perf.data without perf to read it says to install
+// it.
+func TestAnnotateNoPerf(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "perf.data")
+	if err := os.WriteFile(data, append([]byte("PERFILE2"), make([]byte, 64)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Annotate(data, "do_syscall_64", AnnotateOptions{Perf: "/nonexistent/perf"}, setSource(nil))
+	if err == nil || !strings.Contains(err.Error(), "install linux-perf") {
+		t.Errorf("no perf: %v", err)
 	}
 }
