@@ -16,7 +16,7 @@ import (
 )
 
 // annotatedRow is a line of profile annotate: share, samples, offset.
-var annotatedRow = regexp.MustCompile(`^\s+(\d+\.\d+)%\s+(\d+)\s+0x[0-9a-f]+\s+(.*)$`)
+var annotatedRow = regexp.MustCompile(`^\s+(\d+\.\d+)%\s+(\d+)\s+(0x[0-9a-f]+)\s+(.*)$`)
 
 // TestProfileAnnotate is issue 18's annotate acceptance: kdelta run
 // syscall --profile (the built binary, whose symbols perf can name), then
@@ -54,6 +54,7 @@ func TestProfileAnnotate(t *testing.T) {
 	}
 	p := set.Benchmarks[0].Profiles[0]
 	kernel, user := hottest(p, true), hottest(p, false)
+	userText := map[string]string{} // offset → instruction, as perf annotate gave it
 	for _, sym := range []string{kernel, user} {
 		code, stdout, stderr := profileCmd(t, "profile", "annotate", refs[0], sym)
 		if code != 0 {
@@ -67,8 +68,11 @@ func TestProfileAnnotate(t *testing.T) {
 				v, _ := strconv.ParseFloat(m[1], 64)
 				k, _ := strconv.ParseInt(m[2], 10, 64)
 				pct, n = pct+v, n+k
-				if m[3] != "?" {
+				if m[4] != "?" {
 					text++
+				}
+				if sym == user {
+					userText[m[3]] = m[4]
 				}
 			}
 		}
@@ -112,6 +116,47 @@ func TestProfileAnnotate(t *testing.T) {
 		t.Errorf("--diff: %d rows, %d lined up\n%s", rows, lined, stdout)
 	}
 
+	// The user symbol kept with offsets only, as a kernel without vmlinux
+	// is: --vmlinux (here the binary itself) disassembles it with
+	// objdump, to the instructions perf annotate showed at those offsets.
+	bare := *set
+	bb := *set.Benchmarks[0]
+	bb.Profiles = []result.Profile{p}
+	bare.Benchmarks = []*result.Benchmark{&bb}
+	var anns []result.ProfileAnnotation
+	for _, a := range p.Annotations {
+		if a.Symbol == user {
+			var lines []result.AnnotatedLine
+			for _, l := range a.Lines {
+				if !l.Source && l.Samples > 0 {
+					lines = append(lines, result.AnnotatedLine{Offset: l.Offset, Samples: l.Samples})
+				}
+			}
+			a.Lines, a.Source, a.NoText = lines, "perf script", "kept without text for the test"
+			anns = append(anns, a)
+		}
+	}
+	bb.Profiles[0].Annotations = anns
+	bareRef := filepath.Join(dir, "bare.json")
+	if err := result.Save(bareRef, &bare); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = profileCmd(t, "profile", "annotate", bareRef, user, "--vmlinux", kdeltaBinary(t))
+	if code != 0 {
+		t.Fatalf("--vmlinux: exit %d: %s", code, stderr)
+	}
+	matched := 0
+	for _, l := range strings.Split(stdout, "\n") {
+		if m := annotatedRow.FindStringSubmatch(l); m != nil {
+			if want := userText[m[3]]; m[4] != want {
+				t.Errorf("--vmlinux: %s at %s, perf annotate showed %q", m[4], m[3], want)
+			}
+			matched++
+		}
+	}
+	if matched == 0 {
+		t.Errorf("--vmlinux: no sampled instruction shown\n%s", stdout)
+	}
 	code, _, stderr = profileCmd(t, "profile", "annotate", refs[0], "no_such_symbol_zz")
 	if code != cli.ExitUsage || !strings.Contains(stderr, "no symbol no_such_symbol_zz") || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("a symbol not in the profile: exit %d, %q", code, stderr)

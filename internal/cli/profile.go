@@ -122,7 +122,7 @@ func newProfileAnnotateCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&diff, "diff", "", "line the annotation up with REF2's and rank the lines whose share changed")
-	c.Flags().StringVar(&o.Vmlinux, "vmlinux", "", "kernel image to disassemble kernel symbols from, for a perf.data REF")
+	c.Flags().StringVar(&o.Vmlinux, "vmlinux", "", "the kernel image (or binary) to disassemble SYMBOL from where REF has no instruction text")
 	c.Flags().StringVar(&o.Only, "workload", "", "only benchmarks whose name (workload:params) starts with this")
 	c.Flags().IntVar(&top, "top", top, "lines shown by --diff; 0: all")
 	return c

@@ -30,9 +30,14 @@ type Annotation struct {
 type AnnotateOptions struct {
 	// Only keeps the benchmarks whose name starts with it (--workload).
 	Only string
-	// Vmlinux and Perf are for a perf.data reference: the kernel image to
-	// disassemble kernel symbols from, and the perf binary.
-	Vmlinux, Perf string
+	// Vmlinux is the image to disassemble the symbol from: for a perf.data
+	// reference, perf annotate's --vmlinux; for an annotation kept with
+	// offsets only (a kernel perf could not disassemble at record time),
+	// objdump's input, whose instructions must start at every sampled
+	// offset.
+	Vmlinux string
+	// Perf is the perf binary for a perf.data reference; "" looks it up.
+	Perf string
 }
 
 // ErrNotAnnotated says a profile was recorded before kdelta kept
@@ -70,7 +75,13 @@ func Annotate(ref, symbol string, o AnnotateOptions, src Source) (*Annotation, e
 			}
 		}
 		if len(found) > 0 {
-			return &Annotation{Ref: ref, Benchmark: g.Name, Event: event, Profiles: len(found), ProfileAnnotation: merge(found)}, nil
+			an := &Annotation{Ref: ref, Benchmark: g.Name, Event: event, Profiles: len(found), ProfileAnnotation: merge(found)}
+			if o.Vmlinux != "" && an.NoText != "" {
+				if err := withText(&an.ProfileAnnotation, o.Vmlinux); err != nil {
+					return nil, fmt.Errorf("--vmlinux: %w", err)
+				}
+			}
+			return an, nil
 		}
 		for _, p := range g.Profiles {
 			for _, s := range p.Symbols {

@@ -62,7 +62,7 @@ func annotationHeader(w io.Writer, a *profile.Annotation) {
 	if a.NoText != "" {
 		fmt.Fprintf(w, "  no instruction text: %s\n", a.NoText)
 		if a.Kernel {
-			fmt.Fprintln(w, "  (perf disassembles the kernel from a vmlinux or /proc/kcore: record with the kernel's vmlinux in /usr/lib/debug/boot, or annotate the perf.data with --vmlinux FILE)")
+			fmt.Fprintln(w, "  (perf disassembles the kernel from a vmlinux or /proc/kcore; give the kernel's vmlinux with --vmlinux FILE, e.g. from its -dbg package)")
 		}
 	}
 }
