@@ -61,6 +61,31 @@ func Annotate(ref, symbol string, o AnnotateOptions, src Source) (*Annotation, e
 	if err != nil {
 		return nil, err
 	}
+	return annotateGroups(ref, symbol, o, gs)
+}
+
+// AnnotateSet is Annotate of a result set already read (kdelta explain
+// has its sets in hand); name is what errors and the report call it.
+func AnnotateSet(name string, set *result.Set, symbol string, o AnnotateOptions) (*Annotation, error) {
+	gs, err := FromSet(name, set)
+	if err != nil {
+		return nil, err
+	}
+	var kept []Group
+	for _, g := range gs {
+		if strings.HasPrefix(g.Name, o.Only) {
+			kept = append(kept, g)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("--workload: no profiled benchmark in %s starts with %q", name, o.Only)
+	}
+	return annotateGroups(name, symbol, o, kept)
+}
+
+// annotateGroups finds symbol in the first of gs whose profiles hold its
+// annotation.
+func annotateGroups(ref, symbol string, o AnnotateOptions, gs []Group) (*Annotation, error) {
 	var names []string
 	recorded := false
 	for _, g := range gs {

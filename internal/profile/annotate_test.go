@@ -156,6 +156,12 @@ func TestAnnotateErrors(t *testing.T) {
 	if a, err := Annotate("new", "do_syscall_64", AnnotateOptions{}, src); err != nil || a.Samples != 6 || a.Benchmark != "syscall" {
 		t.Errorf("do_syscall_64: %+v, %v", a, err)
 	}
+	if a, err := AnnotateSet("new", set(prof), "do_syscall_64", AnnotateOptions{Only: "sys"}); err != nil || a.Samples != 6 {
+		t.Errorf("AnnotateSet: %+v, %v", a, err)
+	}
+	if _, err := AnnotateSet("new", set(prof), "do_syscall_64", AnnotateOptions{Only: "messaging"}); err == nil {
+		t.Error("AnnotateSet found a symbol in a benchmark --workload leaves out")
+	}
 }
 
 // TestAnnotateNoPerf: a perf.data without perf to read it says to install
