@@ -42,8 +42,8 @@ func (c AnnotatedLineChange) Delta() float64 { return c.PercentB - c.PercentA }
 // alone, then by offset (which is all a perf script-only annotation
 // has). Text is compared without absolute addresses, which move from
 // build to build ("call 413b00 <f>" is "call <f>"). When the annotations
-// have source lines, each source line also gets a Total row: the sum of
-// the instructions under it on each side.
+// have several source lines, each also gets a Total row: the sum of the
+// instructions under it on each side.
 func DiffAnnotations(a, b *Annotation) []AnnotatedLineChange {
 	ia, ib := entries(a), entries(b)
 	var rows []AnnotatedLineChange
@@ -176,6 +176,11 @@ func totals(rows []AnnotatedLineChange) []AnnotatedLineChange {
 		t.PercentB += r.PercentB
 		t.SamplesA += r.SamplesA
 		t.SamplesB += r.SamplesB
+	}
+	// One source line over every instruction (objdump's function-name
+	// line) is the symbol itself, no line of it.
+	if len(order) < 2 {
+		return nil
 	}
 	out := make([]AnnotatedLineChange, 0, len(order))
 	for _, s := range order {

@@ -17,9 +17,7 @@ func annotationOf(t *testing.T, file string) *Annotation {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(as) != 1 {
-		t.Fatalf("%s: %d annotations", file, len(as))
-	}
+	// The first symbol the text annotates.
 	return &Annotation{Ref: file, Benchmark: file, Profiles: 1, ProfileAnnotation: *as[0]}
 }
 
@@ -78,4 +76,33 @@ func TestDiffAnnotationsAcrossBuilds(t *testing.T) {
 		t.Errorf("paired shares add up to %.2f%% and %.2f%%", sumA, sumB)
 	}
 	t.Logf("%s: %d lines with samples; %d instructions of A whose text moved", a.Symbol, len(changes), moved)
+}
+
+// TestDiffAnnotationsSourceLines diffs the seed 003 mail's mm_cid_get()
+// with itself: instructions that show no offset pair by source line and
+// text, the k-th repeat with the k-th, so nothing changes; each source
+// line's total is the sum of its instructions.
+func TestDiffAnnotationsSourceLines(t *testing.T) {
+	a := annotationOf(t, "annotate-tui-seed003.txt")
+	changes := DiffAnnotations(a, a)
+	under := map[string]float64{}
+	totals := map[string]float64{}
+	for _, c := range changes {
+		if c.Delta() != 0 || !c.InA || !c.InB || c.OffsetA != c.OffsetB {
+			t.Errorf("%+v: a line of the same text changed or was not paired", c)
+		}
+		if c.Total {
+			totals[c.Source] = c.PercentA
+		} else {
+			under[c.Source] += c.PercentA
+		}
+	}
+	if len(totals) < 2 {
+		t.Fatalf("%d source lines with a total", len(totals))
+	}
+	for src, v := range under {
+		if src != "" && math.Abs(totals[src]-v) > 1e-9 {
+			t.Errorf("%q: total %.2f, its instructions %.2f", src, totals[src], v)
+		}
+	}
 }

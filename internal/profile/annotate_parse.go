@@ -43,7 +43,8 @@ const jumpArrows = "→↑↓"
 //
 // Offsets are relative to the symbol's start (the objdump "ADDR <sym>:"
 // line, else the first instruction's address); a TUI line that shows no
-// address has offset -1. Samples are left 0: the text has only shares.
+// address has offset -1. The lines' samples are left 0: the text has
+// only shares (and, from --stdio's header, the symbol's samples).
 func ParseAnnotate(name string, data []byte) ([]*result.ProfileAnnotation, error) {
 	p := &annotateParser{}
 	for i, raw := range strings.Split(string(data), "\n") {
@@ -104,6 +105,7 @@ func (p *annotateParser) line(n int, raw string) {
 		p.end()
 		p.cur = &result.ProfileAnnotation{Source: "perf annotate", DSO: m[1]}
 		p.cur.Kernel = KernelDSO(m[1])
+		p.cur.Samples, _ = strconv.ParseInt(m[3], 10, 64)
 		return
 	}
 	if strings.HasPrefix(strings.TrimSpace(l), "-----") && p.cur != nil && len(p.cur.Lines) == 0 {

@@ -12,7 +12,11 @@ import (
 // maxAnnotateText bounds an instruction's or source line's text, so that
 // an annotation stays within 72 columns (a mail's); longer text loses its
 // end to "~".
-const maxAnnotateText = 44
+const maxAnnotateText = 43
+
+// maxDiffText bounds an instruction's text in a diff's row, after its
+// three shares and two offsets.
+const maxDiffText = 30
 
 // WriteAnnotation renders one symbol's annotation (profile annotate) as
 // perf annotate's TUI does: each instruction with its share of the
@@ -22,7 +26,7 @@ func WriteAnnotation(w io.Writer, a *profile.Annotation) error {
 	fmt.Fprintf(w, "  %7s %7s  %6s  %s\n", "Share", "Samples", "Offset", "Instruction")
 	for _, l := range a.Lines {
 		if l.Source {
-			fmt.Fprintf(w, "  %24s%s\n", "", clipEnd(l.Text, maxAnnotateText+2))
+			fmt.Fprintf(w, "  %25s%s\n", "", clipEnd(l.Text, maxAnnotateText+2))
 			continue
 		}
 		share, samples := "", ""
@@ -44,27 +48,55 @@ func WriteAnnotation(w io.Writer, a *profile.Annotation) error {
 // lines came from.
 func annotationHeader(w io.Writer, a *profile.Annotation) {
 	name := a.Symbol
+	if name == "" {
+		name = "(a symbol the text does not name)"
+	}
 	if a.DSO != "" {
 		name += " (" + a.DSO + ")"
 	}
-	fmt.Fprintf(w, "%s\n  %s", name, a.Benchmark)
+	fmt.Fprintln(w, name)
+	where := a.Benchmark
 	if a.Benchmark != a.Ref {
-		fmt.Fprintf(w, " in %s", a.Ref)
+		where += " in " + a.Ref
 	}
-	fmt.Fprintf(w, ": %d samples", a.Samples)
+	wrapWords(w, "  ", where)
+	facts := fmt.Sprintf("%d samples", a.Samples)
+	if a.Samples == 0 {
+		facts = "shares only"
+	}
 	if a.Event != "" {
-		fmt.Fprintf(w, " of %s", a.Event)
+		facts += " of " + a.Event
 	}
 	if a.Profiles > 1 {
-		fmt.Fprintf(w, " over %d profiles", a.Profiles)
+		facts += fmt.Sprintf(" over %d profiles", a.Profiles)
 	}
-	fmt.Fprintf(w, ", lines from %s\n", a.Source)
+	wrapWords(w, "  ", facts+", lines from "+a.Source)
 	if a.NoText != "" {
-		fmt.Fprintf(w, "  no instruction text: %s\n", a.NoText)
+		wrapWords(w, "  ", "no instruction text: "+a.NoText)
 		if a.Kernel {
-			fmt.Fprintln(w, "  (perf disassembles the kernel from a vmlinux or /proc/kcore; give the kernel's vmlinux with --vmlinux FILE, e.g. from its -dbg package)")
+			wrapWords(w, "  ", "(perf disassembles the kernel from a vmlinux or /proc/kcore; give the kernel's vmlinux with --vmlinux FILE, e.g. from its -dbg package)")
 		}
 	}
+}
+
+// wrapWords prints text after indent, continued on lines indented two
+// more when it would pass 72 columns; a word longer than a line is left
+// whole.
+func wrapWords(w io.Writer, indent, text string) {
+	const width = 72
+	line := indent
+	for _, word := range strings.Fields(text) {
+		switch {
+		case strings.TrimSpace(line) == "":
+			line += word
+		case len([]rune(line))+1+len([]rune(word)) > width:
+			fmt.Fprintln(w, line)
+			line = indent + "  " + word
+		default:
+			line += " " + word
+		}
+	}
+	fmt.Fprintln(w, line)
 }
 
 // WriteAnnotationDiff renders the lines of a symbol lined up in a and b
@@ -87,13 +119,13 @@ func WriteAnnotationDiff(w io.Writer, a, b *profile.Annotation, changes []profil
 		changes = changes[:top]
 	}
 	for _, c := range changes {
-		text := insnText(c.Jump, c.Text)
+		text := clipEnd(insnText(c.Jump, c.Text), maxDiffText)
 		if c.Total {
-			text = "Σ " + clipEnd(c.Source, maxAnnotateText-2)
+			text = "Σ " + clipEnd(c.Source, maxDiffText-2)
 		}
 		fmt.Fprintf(w, "  %7s %7s %+7.2f  %-11s  %s\n", side(c.InA, c.PercentA), side(c.InB, c.PercentB), c.Delta(), offset(c.OffsetA)+"/"+offset(c.OffsetB), text)
 		if !c.Total && c.Source != "" && len(srcs) > 1 {
-			fmt.Fprintf(w, "  %38s  under %s\n", "", clipEnd(c.Source, maxAnnotateText-6))
+			fmt.Fprintf(w, "  %38s  under %s\n", "", clipEnd(c.Source, maxDiffText-6))
 		}
 	}
 	if len(changes) == 0 {
