@@ -38,7 +38,7 @@ func disassemble(image, sym string) ([]result.AnnotatedLine, error) {
 // parseObjdump reads the first block of sym in objdump -d text.
 func parseObjdump(out []byte, sym string) []result.AnnotatedLine {
 	var lines []result.AnnotatedLine
-	var start int64
+	var start uint64
 	in := false
 	for _, l := range strings.Split(string(out), "\n") {
 		l = strings.TrimRight(l, " \t\r")
@@ -48,7 +48,7 @@ func parseObjdump(out []byte, sym string) []result.AnnotatedLine {
 			}
 			if m[2] == sym {
 				in = true
-				start, _ = strconv.ParseInt(m[1], 16, 64)
+				start, _ = strconv.ParseUint(m[1], 16, 64)
 			}
 			continue
 		}
@@ -59,9 +59,9 @@ func parseObjdump(out []byte, sym string) []result.AnnotatedLine {
 			break
 		}
 		if m := objdumpInsnRE.FindStringSubmatch(l); m != nil {
-			addr, err := strconv.ParseInt(m[1], 16, 64)
+			addr, err := strconv.ParseUint(m[1], 16, 64)
 			if err == nil {
-				lines = append(lines, result.AnnotatedLine{Offset: addr - start, Text: strings.Join(strings.Fields(m[2]), " ")})
+				lines = append(lines, result.AnnotatedLine{Offset: int64(addr - start), Text: strings.Join(strings.Fields(m[2]), " ")})
 				continue
 			}
 		}

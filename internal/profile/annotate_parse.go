@@ -60,8 +60,9 @@ func ParseAnnotate(name string, data []byte) ([]*result.ProfileAnnotation, error
 type annotateParser struct {
 	out []*result.ProfileAnnotation
 	cur *result.ProfileAnnotation
-	// start is the symbol's first address, once known.
-	start    int64
+	// start is the symbol's first address, once known (a kernel's
+	// addresses do not fit an int64).
+	start    uint64
 	hasStart bool
 	// bar holds the TUI lines of the current block until it ends: which
 	// column a source line starts in is known only from the block's
@@ -135,7 +136,7 @@ func (p *annotateParser) line(n int, raw string) {
 	if pcts := strings.Fields(m[1]); len(pcts) > 0 {
 		v, _ := strconv.ParseFloat(pcts[0], 64)
 		if im := stdioInsnRE.FindStringSubmatch(content); im != nil {
-			addr, err := strconv.ParseInt(im[1], 16, 64)
+			addr, err := strconv.ParseUint(im[1], 16, 64)
 			if err == nil {
 				p.insn(a, addr, true, im[2], v)
 				return
@@ -156,7 +157,7 @@ func (p *annotateParser) source(a *result.ProfileAnnotation, text string) {
 	// objdump's section and symbol headers are no source lines; the
 	// symbol's gives its name and start.
 	if m := symStartRE.FindStringSubmatch(text); m != nil {
-		if v, err := strconv.ParseInt(m[1], 16, 64); err == nil {
+		if v, err := strconv.ParseUint(m[1], 16, 64); err == nil {
 			p.start, p.hasStart = v, true
 		}
 		if a.Symbol == "" {
@@ -171,7 +172,7 @@ func (p *annotateParser) source(a *result.ProfileAnnotation, text string) {
 }
 
 // insn adds an instruction; text may start with a jump arrow.
-func (p *annotateParser) insn(a *result.ProfileAnnotation, addr int64, hasAddr bool, text string, pct float64) {
+func (p *annotateParser) insn(a *result.ProfileAnnotation, addr uint64, hasAddr bool, text string, pct float64) {
 	text = strings.TrimSpace(locTailRE.ReplaceAllString(text, ""))
 	l := result.AnnotatedLine{Offset: -1, Percent: pct}
 	if r, size := utf8.DecodeRuneInString(text); size > 0 && strings.ContainsRune(jumpArrows, r) {
@@ -182,7 +183,7 @@ func (p *annotateParser) insn(a *result.ProfileAnnotation, addr int64, hasAddr b
 		if !p.hasStart {
 			p.start, p.hasStart = addr, true
 		}
-		l.Offset = addr - p.start
+		l.Offset = int64(addr - p.start)
 	}
 	a.Lines = append(a.Lines, l)
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,4 +155,56 @@ func FuzzParseAnnotate(f *testing.F) {
 			}
 		}
 	})
+}
+
+// kernelAddresses moves the addresses of a user binary's annotate or
+// objdump text up into a kernel's range, above 2^63.
+func kernelAddresses(b []byte) []byte {
+	s := regexp.MustCompile(`\b0000000000([0-9a-f]{6}) <`).ReplaceAllString(string(b), "ffffffff81$1 <")
+	return []byte(regexp.MustCompile(`(?m)^(\s*(?:[\d.]+\s*:)?\s*)([0-9a-f]{6}):`).ReplaceAllString(s, "${1}ffffffff81$2:"))
+}
+
+// TestParseKernelAddresses: text with a kernel's addresses gives the
+// offsets that the same text at a user binary's addresses gives, in
+// perf annotate --stdio and in objdump's output.
+func TestParseKernelAddresses(t *testing.T) {
+	for _, tc := range []struct {
+		file  string
+		parse func([]byte) []result.AnnotatedLine
+	}{
+		{"annotate-go.txt", func(b []byte) []result.AnnotatedLine {
+			as, err := ParseAnnotate("annotate-go.txt", b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return as[0].Lines
+		}},
+		{"objdump-go.txt", func(b []byte) []result.AnnotatedLine {
+			return parseObjdump(b, "golang.org/x/sys/unix.RawSyscallNoError.abi0")
+		}},
+	} {
+		b, err := os.ReadFile(filepath.Join("testdata", tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := kernelAddresses(b)
+		if !strings.Contains(string(k), "ffffffff815fe5a9:") {
+			t.Fatalf("%s: addresses not moved:\n%s", tc.file, k)
+		}
+		user, kernel := tc.parse(b), tc.parse(k)
+		insns := 0
+		for i := range user {
+			if !user[i].Source {
+				insns++
+			}
+		}
+		if len(user) != len(kernel) || insns == 0 {
+			t.Fatalf("%s: %d lines, %d at kernel addresses, %d instructions", tc.file, len(user), len(kernel), insns)
+		}
+		for i := range user {
+			if user[i] != kernel[i] || (!user[i].Source && user[i].Offset < 0) {
+				t.Errorf("%s line %d: %+v, at kernel addresses %+v", tc.file, i, user[i], kernel[i])
+			}
+		}
+	}
 }
