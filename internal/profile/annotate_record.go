@@ -27,10 +27,11 @@ type symKey struct{ dso, sym string }
 type offsetCounts map[int64]int64
 
 // sampleOffsets counts the samples of data by symbol and offset, from
-// `perf script -F ip,sym,symoff,dso`: one line a sample,
+// `perf script -G -F ip,sym,symoff,dso`: one line a sample,
 // "ffffffff81409e30 __rcu_read_unlock+0x0 ([kernel.kallsyms])".
 func sampleOffsets(perf, data string) (map[symKey]offsetCounts, error) {
-	out, err := perfOutput(perf, "script", "-i", data, "-F", "ip,sym,symoff,dso")
+	// -G: a sample's call stack would count every caller's frame too.
+	out, err := perfOutput(perf, "script", "-i", data, "-G", "-F", "ip,sym,symoff,dso")
 	if err != nil {
 		return nil, err
 	}

@@ -46,10 +46,13 @@ func hottestKernel(p *result.Profile) (string, int64) {
 // up to 100% and their samples to the symbol's samples in perf report's
 // table (counted apart, by perf script); then the two lined up.
 func TestAnnotateSyscall(t *testing.T) {
-	needPerf(t, Options{})
+	// With call stacks: the samples by offset count each sample once,
+	// not once per frame of its stack.
+	o := Options{CallGraph: true}
+	needPerf(t, o)
 	// One measured run and two profiled runs, each profile a set of its
 	// own, as two kdelta run --profile would make.
-	both := measure(t, Options{}, 1, 2, "syscall:calls=1500000")
+	both := measure(t, o, 1, 2, "syscall:calls=1500000")
 	split := func(i int) *result.Set {
 		s := *both
 		bm := *both.Benchmarks[0]
