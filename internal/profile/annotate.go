@@ -87,12 +87,16 @@ func AnnotateSet(name string, set *result.Set, symbol string, o AnnotateOptions)
 // annotation.
 func annotateGroups(ref, symbol string, o AnnotateOptions, gs []Group) (*Annotation, error) {
 	var names []string
-	recorded := false
+	recorded, taken, unavailable := false, false, ""
 	for _, g := range gs {
 		var found []*result.ProfileAnnotation
 		var event string
 		for _, p := range g.Profiles {
 			recorded = recorded || p.Annotated
+			taken = taken || p.Source == "perf record" && p.Unavailable == ""
+			if p.Unavailable != "" {
+				unavailable = p.Unavailable
+			}
 			for i := range p.Annotations {
 				if a := &p.Annotations[i]; a.Symbol == symbol {
 					found, event = append(found, a), p.Event
@@ -114,7 +118,12 @@ func annotateGroups(ref, symbol string, o AnnotateOptions, gs []Group) (*Annotat
 			}
 		}
 	}
-	if !recorded {
+	switch {
+	case !recorded && !taken && unavailable != "":
+		return nil, fmt.Errorf("%s: no profile was taken: %s", ref, unavailable)
+	case !recorded && !taken:
+		return nil, fmt.Errorf("%s: a perf report or perf script table has no instructions; annotate its perf.data, or a set recorded with kdelta run --profile", ref)
+	case !recorded:
 		return nil, fmt.Errorf("%s: its profiles were %w", ref, ErrNotAnnotated)
 	}
 	for _, n := range names {

@@ -139,6 +139,7 @@ func TestAnnotateErrors(t *testing.T) {
 		Annotations: []result.ProfileAnnotation{{Symbol: "do_syscall_64", Samples: 6, Source: "perf script",
 			Lines: []result.AnnotatedLine{{Offset: 0x46, Samples: 6, Percent: 100}}}},
 	}
+	prof.Source = "perf record"
 	old := prof
 	old.Annotated, old.Annotations = false, nil
 	set := func(p result.Profile) *result.Set {
@@ -155,6 +156,9 @@ func TestAnnotateErrors(t *testing.T) {
 	}
 	if _, err = Annotate("old", "do_syscall_64", AnnotateOptions{}, src); !errors.Is(err, ErrNotAnnotated) {
 		t.Errorf("a set recorded before annotations: %v", err)
+	}
+	if _, err := Annotate(filepath.Join("testdata", "seed004-before.txt"), "do_syscall_64", AnnotateOptions{}, src); err == nil || !strings.Contains(err.Error(), "perf report or perf script table has no instructions") {
+		t.Errorf("a perf report table: %v", err)
 	}
 	if a, err := Annotate("new", "do_syscall_64", AnnotateOptions{}, src); err != nil || a.Samples != 6 || a.Benchmark != "syscall" {
 		t.Errorf("do_syscall_64: %+v, %v", a, err)
