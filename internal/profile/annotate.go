@@ -165,7 +165,12 @@ func pick(ref, name, symbol string, as []*result.ProfileAnnotation) (*Annotation
 			an.Symbol = symbol
 			return an, nil
 		}
-		names = append(names, a.Symbol)
+		if a.Symbol != "" {
+			names = append(names, a.Symbol)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: its %d annotations do not name their symbols (a pasted TUI shows none); cut the text to the one of %s", ref, len(as), symbol)
 	}
 	return nil, notFound(ref, symbol, names)
 }

@@ -52,7 +52,7 @@ func TestAnnotateSyscall(t *testing.T) {
 	needPerf(t, o)
 	// One measured run and two profiled runs, each profile a set of its
 	// own, as two kdelta run --profile would make.
-	both := measure(t, o, 1, 2, "syscall:calls=1500000")
+	both := measure(t, o, 1, 2, "syscall:calls=1000000")
 	split := func(i int) *result.Set {
 		s := *both
 		bm := *both.Benchmarks[0]
@@ -159,6 +159,13 @@ func TestAnnotateErrors(t *testing.T) {
 	}
 	if _, err := Annotate(filepath.Join("testdata", "seed004-before.txt"), "do_syscall_64", AnnotateOptions{}, src); err == nil || !strings.Contains(err.Error(), "perf report or perf script table has no instructions") {
 		t.Errorf("a perf report table: %v", err)
+	}
+	mail := filepath.Join("testdata", "annotate-tui-seed003.txt")
+	if _, err := Annotate(mail, "mm_cid_get", AnnotateOptions{}, src); err == nil || !strings.Contains(err.Error(), "do not name their symbols") {
+		t.Errorf("the seed 003 mail's two unnamed annotations: %v", err)
+	}
+	if a, err := Annotate(filepath.Join("testdata", "annotate-go.txt"), "golang.org/x/sys/unix.RawSyscallNoError.abi0", AnnotateOptions{}, src); err != nil || a.Samples == 0 {
+		t.Errorf("perf annotate --stdio text: %+v, %v", a, err)
 	}
 	if a, err := Annotate("new", "do_syscall_64", AnnotateOptions{}, src); err != nil || a.Samples != 6 || a.Benchmark != "syscall" {
 		t.Errorf("do_syscall_64: %+v, %v", a, err)
