@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -50,9 +51,10 @@ var ErrNotAnnotated = errors.New("recorded before kdelta kept annotations; recor
 // of perf annotate --stdio. A symbol in none of ref's profiles is an
 // error that names the nearest symbols there are.
 func Annotate(ref, symbol string, o AnnotateOptions, src Source) (*Annotation, error) {
-	if data, err := os.ReadFile(ref); err == nil && bytes.HasPrefix(data, perfDataMagic) {
+	if isPerfData(ref) {
 		return annotateData(ref, symbol, o)
-	} else if err == nil && !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+	}
+	if data, err := os.ReadFile(ref); err == nil && !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		if as, perr := ParseAnnotate(ref, data); perr == nil {
 			return pick(ref, ref, symbol, as)
 		}
@@ -132,6 +134,19 @@ func annotateGroups(ref, symbol string, o AnnotateOptions, gs []Group) (*Annotat
 		}
 	}
 	return nil, notFound(ref, symbol, names)
+}
+
+// isPerfData tells whether path is a perf.data file, from its first
+// bytes only: a perf.data can be large.
+func isPerfData(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(perfDataMagic))
+	_, err = io.ReadFull(f, head)
+	return err == nil && bytes.Equal(head, perfDataMagic)
 }
 
 // annotateData annotates one symbol of a perf.data now.
