@@ -110,6 +110,11 @@ type Profile struct {
 	// Stacks are call stacks with their samples, heaviest first, when the
 	// profile was recorded with call graphs.
 	Stacks []ProfileStack `json:"stacks,omitempty"`
+	// Annotated says annotations were taken (kdelta profile annotate):
+	// Annotations hold the hottest symbols', and a profile recorded
+	// before kdelta kept them has none.
+	Annotated   bool                `json:"annotated,omitempty"`
+	Annotations []ProfileAnnotation `json:"annotations,omitempty"`
 	// Unavailable says why no profile was taken (perf missing, refused).
 	Unavailable string   `json:"unavailable,omitempty"`
 	Warnings    []string `json:"warnings,omitempty"`
