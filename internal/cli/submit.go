@@ -20,7 +20,7 @@ func newSubmitCmd() *cobra.Command {
 		Long:  longHelp("submit"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return errors.New("submit: give the job after --: run|ab|stat|noop ARGS...")
+				return errors.New("submit: give the job after --: run, ab, stat or noop and its arguments")
 			}
 			j, err := jobArgs(c.Context(), args[0], args[1:])
 			if err != nil {

@@ -266,7 +266,7 @@ func migrateLab[TTx any](ctx context.Context, l *Lab, driver riverdriver.Driver[
 		_, err = m.Migrate(ctx, rivermigrate.DirectionUp, nil)
 	}
 	if err != nil {
-		return fmt.Errorf("River's tables: %w", err)
+		return fmt.Errorf("the job queue's tables (River): %w", err)
 	}
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {

@@ -66,7 +66,7 @@ func Submit(ctx context.Context, o SubmitOptions) ([]Submitted, error) {
 		return nil, err
 	}
 	given := 0
-	for _, g := range []bool{o.Select != nil && len(o.Select) > 0, o.On != "", o.Each != nil && len(o.Each) > 0} {
+	for _, g := range []bool{len(o.Select) > 0, o.On != "", len(o.Each) > 0} {
 		if g {
 			given++
 		}
