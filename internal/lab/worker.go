@@ -414,11 +414,11 @@ func (a *agent) complete(ctx context.Context, job *river.Job[JobArgs], started t
 	n := 0
 	for _, s := range sets {
 		for _, b := range s.Benchmarks {
-			n += len(b.Runs)
+			n += len(b.Measured())
 		}
 	}
 	if job.Args.Command != "noop" {
-		a.logf("job %d: done, %d runs in %d result sets", job.ID, n, len(sets))
+		a.logf("job %d: done, %d measured runs in %d result sets", job.ID, n, len(sets))
 	}
 	return nil
 }
