@@ -109,7 +109,7 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 		MaxAttempts:          10,
 		Logger:               slog.New(slog.NewTextHandler(&lineLog{a: a}, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
-	l, err := open(ctx, opt.Store, false, cfg)
+	l, err := a.connect(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -143,6 +143,27 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 	stopBeat()
 	a.stopped(context.WithoutCancel(ctx))
 	return err
+}
+
+// connect opens the lab, trying again with backoff while the database
+// does not answer: an agent started with its machine may come up before
+// the lab's database, or while it restarts.
+func (a *agent) connect(ctx context.Context, cfg *river.Config) (*Lab, error) {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		l, err := open(ctx, a.opt.Store, false, cfg)
+		var u unreachable
+		if err == nil || !errors.As(err, &u) {
+			return l, err
+		}
+		if wait == 100*time.Millisecond {
+			a.logf("%v (trying again, up to every 5s)", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // logf writes one line of the agent's log.

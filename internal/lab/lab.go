@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -203,6 +204,12 @@ func openPostgres(ctx context.Context, loc string, migrate bool, cfg *river.Conf
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := pool.Ping(ctx); err != nil {
+		var pe *pgconn.PgError
+		if !errors.As(err, &pe) {
+			// The server did not answer (down, restarting), rather than
+			// refuse: an agent tries again.
+			err = unreachable{err}
+		}
 		return fail(err)
 	}
 	driver := riverpgxv5.New(pool)
@@ -245,6 +252,12 @@ func openPostgres(ctx context.Context, loc string, migrate bool, cfg *river.Conf
 	}
 	return l, nil
 }
+
+// unreachable is the error of a database that did not answer.
+type unreachable struct{ err error }
+
+func (u unreachable) Error() string { return u.err.Error() }
+func (u unreachable) Unwrap() error { return u.err }
 
 // check makes sure a PostgreSQL database was made a lab by Init.
 func (l *Lab) check(ctx context.Context) error {

@@ -114,7 +114,14 @@ func (s *syncBuffer) String() string {
 // start starts kdelta in the background; the test's end kills it.
 func (m *machine) start(args ...string) *proc {
 	m.t.Helper()
-	p := &proc{cmd: exec.Command(kdelta, args...), done: make(chan struct{})}
+	return m.startCmd(kdelta, args...)
+}
+
+// startCmd starts a command in the machine's environment in the
+// background; the test's end kills it.
+func (m *machine) startCmd(name string, args ...string) *proc {
+	m.t.Helper()
+	p := &proc{cmd: exec.Command(name, args...), done: make(chan struct{})}
 	p.cmd.Env = m.env
 	p.cmd.Stderr = &p.stderr
 	if err := p.cmd.Start(); err != nil {
@@ -148,11 +155,14 @@ func (p *proc) wait(t *testing.T, d time.Duration) int {
 func (p *proc) signal(sig syscall.Signal) { p.cmd.Process.Signal(sig) }
 
 // until polls f every 50ms until it holds, failing t after d.
-func until(t *testing.T, d time.Duration, what string, f func() bool) {
+func until(t *testing.T, d time.Duration, what string, f func() bool, onFail ...func()) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !f() {
 		if time.Now().After(deadline) {
+			for _, g := range onFail {
+				g()
+			}
 			t.Fatalf("%s: not within %s", what, d)
 		}
 		time.Sleep(50 * time.Millisecond)
