@@ -127,8 +127,8 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 	a.logf("agent %s: queue %s, labels %s, lease %s, on %s", opt.Name, a.queue, opt.Labels, opt.Lease, l.loc)
 	// River's work contexts must outlive the signal: the run under way
 	// finishes and the job is handed back by the worker itself.
-	if err := l.client.Start(runCtx); err != nil {
-		return fmt.Errorf("%s: %w", l.loc, err)
+	if err := a.startClient(runCtx); err != nil {
+		return err
 	}
 	idle := make(chan struct{})
 	if opt.Once {
@@ -161,6 +161,24 @@ func (a *agent) connect(ctx context.Context, cfg *river.Config) (*Lab, error) {
 		select {
 		case <-ctx.Done():
 			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// startClient starts River's client, trying again with backoff while the
+// database does not answer (River listens for new jobs as it starts).
+func (a *agent) startClient(ctx context.Context) error {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := a.lab.client.Start(ctx)
+		if err == nil {
+			return nil
+		}
+		a.dbFailed()
+		a.logf("starting: %v (trying again in %s)", err, wait)
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", a.lab.loc, err)
 		case <-time.After(wait):
 		}
 	}
