@@ -226,3 +226,37 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("jobs were queued from bad input:\n%s", out)
 	}
 }
+
+// A cancelled job stops on its agent, keeps what it stored, and retried
+// it resumes from there; a completed job is not retried.
+func TestCancelRetry(t *testing.T) {
+	m := newMachine(t)
+	const runs = 10
+	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=1500000", "-r", strconv.Itoa(runs), "--warmup", "0"))
+	id := strconv.FormatInt(ids[0], 10)
+	db := m.sqlite()
+	p := m.start("agent")
+	until(t, 30*time.Second, "two runs stored", func() bool {
+		return count(t, db, "SELECT COUNT(*) FROM lab_runs WHERE job_id = ?", ids[0]) >= 2
+	})
+	m.ok("jobs", "cancel", id)
+	until(t, 10*time.Second, "the job cancelled", func() bool { return jobInfo(t, m.db(), ids[0]).State == "cancelled" })
+	stored := count(t, db, "SELECT COUNT(*) FROM lab_runs WHERE job_id = ?", ids[0])
+	time.Sleep(500 * time.Millisecond)
+	if n := count(t, db, "SELECT COUNT(*) FROM lab_runs WHERE job_id = ?", ids[0]); n != stored || n >= runs {
+		t.Fatalf("the cancelled job went on storing runs (%d, then %d)", stored, n)
+	}
+	p.signal(syscall.SIGTERM)
+	p.wait(t, 10*time.Second)
+	m.ok("jobs", "retry", id)
+	q := m.start("agent", "--once")
+	q.wait(t, 30*time.Second)
+	j := jobInfo(t, m.db(), ids[0])
+	if j.State != "completed" {
+		t.Fatalf("job %d after retry: %s\n%s", j.ID, j.State, q.stderr.String())
+	}
+	checkRuns(t, m.db(), j.Sets, runs)
+	if _, errs, code := m.run("jobs", "retry", id); code != 2 || !strings.Contains(errs, "completed") {
+		t.Errorf("jobs retry of a completed job: exit %d, %q; want 2 saying it completed", code, errs)
+	}
+}

@@ -218,7 +218,14 @@ func Jobs(ctx context.Context, loc string, ids []int64, act JobAction, poll time
 		case Cancel:
 			row, err = l.client.JobCancel(ctx, id)
 		case Retry:
-			row, err = l.client.JobRetry(ctx, id)
+			// A completed job stored all its runs: run again it would
+			// measure nothing, so it is submitted again instead.
+			if row, err = l.client.JobGet(ctx, id); err == nil && row.State == rivertype.JobStateCompleted {
+				return out, fmt.Errorf("jobs retry: job %d completed: submit it again to measure again", id)
+			}
+			if err == nil {
+				row, err = l.client.JobRetry(ctx, id)
+			}
 		default:
 			row, err = l.client.JobGet(ctx, id)
 		}

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -372,7 +373,7 @@ func boolInt(b bool) int {
 func (a *agent) finish(ctx context.Context, job *river.Job[JobArgs], started time.Time) error {
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
 		err := a.complete(ctx, job, started)
-		if err == nil || ctx.Err() != nil || errors.Is(err, errNotRunning) {
+		if err == nil || ctx.Err() != nil || !transient(err) {
 			return err
 		}
 		a.dbFailed()
@@ -386,6 +387,25 @@ func (a *agent) finish(ctx context.Context, job *river.Job[JobArgs], started tim
 }
 
 var errNotRunning = errors.New("the job was handed back while it ran")
+
+// transient tells whether err may go away by itself: the database did not
+// answer, restarts, or is locked by another writer (SQLite); not a
+// statement it refused.
+func transient(err error) bool {
+	if errors.Is(err, errNotRunning) {
+		return false
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		class := pe.Code[:2]
+		return class == "08" || class == "57" || class == "53" || class == "40"
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "SQLITE") || strings.Contains(msg, "sqlite") || strings.Contains(msg, "constraint") {
+		return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked")
+	}
+	return true
+}
 
 func (a *agent) complete(ctx context.Context, job *river.Job[JobArgs], started time.Time) error {
 	l := a.lab
