@@ -29,7 +29,9 @@ type AgentOptions struct {
 	// Once stops the agent when no job is queued for it and none runs.
 	Once bool
 	// Lease is how long the agent's heartbeat may go missing before the
-	// other agents hand its running job back (default DefaultLease).
+	// other agents hand its running job back (default DefaultLease). They
+	// judge it by their own clocks: a lab's machines keep time (NTP) to
+	// well within a lease.
 	Lease time.Duration
 	// Exe is the kdelta binary that runs each job (default: this one).
 	Exe string
@@ -49,6 +51,7 @@ type agent struct {
 	lab    *Lab
 	queue  string
 	start  time.Time
+	id     string       // River's client id
 	job    atomic.Int64 // the job running, 0 for none
 	drain  chan struct{}
 	logMu  sync.Mutex
@@ -96,6 +99,7 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &worker{a: a})
 	id := a.queue + "_" + strconv.FormatInt(a.start.UnixNano(), 36)
+	a.id = id
 	cfg := &river.Config{
 		ID:      id,
 		Queues:  map[string]river.QueueConfig{a.queue: {MaxWorkers: 1}},
@@ -203,6 +207,15 @@ func (w *lineLog) Write(p []byte) (int, error) {
 // back: an agent that could not see the database cannot tell a dead agent
 // from its own outage.
 func (a *agent) dbFailed() { a.dbOK.Store(time.Now().UnixNano()) }
+
+// running notes job id (0: none) as the one the agent runs, and says so at
+// once in its heartbeat.
+func (a *agent) running(ctx context.Context, id int64) {
+	a.job.Store(id)
+	if err := a.beat(ctx, a.id); err != nil {
+		a.dbFailed()
+	}
+}
 
 // beat writes the agent's heartbeat: who it is, what it runs on and the
 // job it runs.

@@ -2,6 +2,7 @@ package lab_test
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -124,6 +125,7 @@ func TestSIGTERMHandsBack(t *testing.T) {
 	until(t, 30*time.Second, "a run stored", func() bool {
 		return count(t, db, "SELECT COUNT(*) FROM lab_runs WHERE job_id = ?", ids[0]) >= 1
 	})
+	checkHeartbeat(t, m.db(), ids[0])
 	at := count(t, db, "SELECT COUNT(*) FROM lab_runs WHERE job_id = ?", ids[0])
 	p.signal(syscall.SIGTERM)
 	if code := p.wait(t, 20*time.Second); code != 0 {
@@ -258,5 +260,25 @@ func TestCancelRetry(t *testing.T) {
 	checkRuns(t, m.db(), j.Sets, runs)
 	if _, errs, code := m.run("jobs", "retry", id); code != 2 || !strings.Contains(errs, "completed") {
 		t.Errorf("jobs retry of a completed job: exit %d, %q; want 2 saying it completed", code, errs)
+	}
+}
+
+// checkHeartbeat checks that the one agent's heartbeat names the kernel
+// and boot it runs and the job it runs.
+func checkHeartbeat(t *testing.T, loc string, job int64) {
+	t.Helper()
+	release, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	var a lab.AgentInfo
+	until(t, 10*time.Second, "the heartbeat naming the job", func() bool {
+		agents, err := lab.ListAgents(context.Background(), loc)
+		if err != nil || len(agents) != 1 {
+			t.Fatalf("agents: %v %v", agents, err)
+		}
+		a = agents[0]
+		return a.Job == job
+	})
+	if a.Kernel != strings.TrimSpace(string(release)) || a.BootID != strings.TrimSpace(string(boot)) || !a.Live(time.Now()) || a.Load <= 0 {
+		t.Errorf("heartbeat %+v: want kernel %s, boot %s, live, a load", a, release, boot)
 	}
 }

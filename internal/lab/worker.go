@@ -36,8 +36,8 @@ type worker struct {
 func (w *worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	a := w.a
 	started := time.Now()
-	a.job.Store(job.ID)
-	defer a.job.Store(0)
+	a.running(ctx, job.ID)
+	defer a.running(context.WithoutCancel(ctx), 0)
 	args := job.Args
 	if args.Command == "noop" {
 		return a.finish(ctx, job, started)
