@@ -15,12 +15,12 @@ import (
 func newSubmitCmd() *cobra.Command {
 	var loc, sel, on, each string
 	c := &cobra.Command{
-		Use:   "submit [--select LABELS | --on NAME | --each LABELS] -- run|ab|stat|noop ARGS...",
-		Short: "Queue a job for the lab's agents: a kdelta run, ab or stat session; prints the job ids",
+		Use:   "submit [--select LABELS | --on NAME | --each LABELS] -- run|ab|stat|vm|noop ARGS...",
+		Short: "Queue a job for the lab's agents: a kdelta run, ab, stat or vm session; prints the job ids",
 		Long:  longHelp("submit"),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return errors.New("submit: give the job after --: run, ab, stat or noop and its arguments")
+				return errors.New("submit: give the job after --: run, ab, stat, vm or noop and its arguments")
 			}
 			j, err := jobArgs(c.Context(), args[0], args[1:])
 			if err != nil {
@@ -75,6 +75,18 @@ func jobArgs(ctx context.Context, command string, args []string) (lab.JobArgs, e
 			return j, fmt.Errorf("submit: stat: %w", err)
 		}
 		j.Runs, _ = stat.Flags().GetInt("repeat")
+	case "vm":
+		vmc := newVMCmd()
+		if err := vmc.ParseFlags(args); err != nil {
+			return j, fmt.Errorf("submit: vm: %w", err)
+		}
+		inner := vmc.Flags().Args()
+		if len(inner) == 0 || inner[0] != "run" {
+			return j, errors.New("submit: vm: give the guest's run after --, as in vm --kernel IMAGE -- run WORKLOAD")
+		}
+		if _, err := jobArgs(ctx, "run", inner[1:]); err != nil {
+			return j, err
+		}
 	case "noop":
 		if len(args) > 0 {
 			return j, errors.New("submit: noop takes no arguments")

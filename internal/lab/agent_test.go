@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/lab"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // jobIDs reads submit's output: one "ID AGENT" line per job.
@@ -280,5 +281,31 @@ func checkHeartbeat(t *testing.T, loc string, job int64) {
 	})
 	if a.Kernel != strings.TrimSpace(string(release)) || a.BootID != strings.TrimSpace(string(boot)) || !a.Live(time.Now()) || a.Load <= 0 {
 		t.Errorf("heartbeat %+v: want kernel %s, boot %s, live, a load", a, release, boot)
+	}
+}
+
+// A vm job whose kernel does not boot fails with the reason, and the
+// agent goes on to the next job.
+func TestKernelDidNotBoot(t *testing.T) {
+	kernel := os.Getenv("KDELTA_TEST_KERNEL")
+	if kernel == "" {
+		testenv.Skip(t, "KDELTA_TEST_KERNEL is not set: no kernel to boot (scripts/vm-kernel.sh fetches one)")
+	}
+	testenv.NeedCommand(t, "qemu-system-x86_64", "qemu-system-x86")
+	m := newMachine(t)
+	// No root file system and no init: the kernel panics as it boots.
+	bad, _ := jobIDs(t, m.ok("submit", "--", "vm", "--kernel", kernel, "--append", "rdinit=/nonexistent panic=-1",
+		"--", "run", "syscall:calls=20000", "-r", "1", "--warmup", "0"))
+	next, _ := jobIDs(t, m.ok("submit", "--", "noop"))
+	p := m.start("agent", "--once")
+	if code := p.wait(t, 60*time.Second); code != 0 {
+		t.Fatalf("agent --once: exit %d\n%s", code, p.stderr.String())
+	}
+	j := jobInfo(t, m.db(), bad[0])
+	if j.State != "cancelled" || len(j.Errors) == 0 || !strings.Contains(j.Errors[len(j.Errors)-1], "guest kernel panicked") || j.Stored != 0 {
+		t.Errorf("job %d whose kernel did not boot: %s, %d runs, errors %q; want cancelled saying the guest kernel panicked\n%s", j.ID, j.State, j.Stored, j.Errors, p.stderr.String())
+	}
+	if j := jobInfo(t, m.db(), next[0]); j.State != "completed" {
+		t.Errorf("the job after it: %s, want completed", j.State)
 	}
 }

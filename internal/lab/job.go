@@ -14,8 +14,10 @@ const Kind = "kdelta"
 
 // Commands are the kdelta commands a lab job may run, and noop, which an
 // agent completes at once without measuring: a probe of the dispatch
-// (bench/lab.sh) and of an agent's health.
-var Commands = []string{"run", "ab", "stat", "noop"}
+// (bench/lab.sh) and of an agent's health. A vm job boots its kernels in
+// qemu on the agent; it writes its sets when its last boot is done, so it
+// is stored whole rather than run by run.
+var Commands = []string{"run", "ab", "stat", "vm", "noop"}
 
 // JobArgs describe one lab job: a kdelta command line that the agent runs
 // with the runs recorded in the lab's store.
@@ -24,7 +26,8 @@ type JobArgs struct {
 	Command string   `json:"command"`
 	Args    []string `json:"args,omitempty"`
 	// Runs is the measured runs asked of each benchmark and cell, which a
-	// job run again completes rather than repeats.
+	// job run again completes rather than repeats; 0 for a vm job, whose
+	// boots say.
 	Runs int `json:"runs"`
 	// Until says the session stops when it is conclusive (after at least
 	// Runs runs).

@@ -27,7 +27,10 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	kdelta = filepath.Join(dir, "kdelta")
-	out, err := exec.Command("go", "build", "-o", kdelta, "github.com/kdelta/kdelta/cmd/kdelta").CombinedOutput()
+	// Static, as a vm job's guest /init must be.
+	build := exec.Command("go", "build", "-o", kdelta, "github.com/kdelta/kdelta/cmd/kdelta")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "build kdelta: %v\n%s", err, out)
 		os.Exit(1)
@@ -48,6 +51,11 @@ type machine struct {
 func newMachine(t *testing.T, extra ...string) *machine {
 	dir := t.TempDir()
 	env := []string{"XDG_DATA_HOME=" + dir + "/data", "XDG_STATE_HOME=" + dir + "/state", "HOME=" + dir}
+	// The user's cache is shared: kernels fetched, and whether KVM starts
+	// a kernel on this host (a probe that costs a boot).
+	if cache, err := os.UserCacheDir(); err == nil {
+		env = append(env, "XDG_CACHE_HOME="+cache)
+	}
 	for _, e := range os.Environ() {
 		if strings.HasPrefix(e, "PATH=") || strings.HasPrefix(e, "TMPDIR=") {
 			env = append(env, e)

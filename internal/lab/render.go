@@ -40,7 +40,7 @@ func WriteJobs(w io.Writer, jobs []JobInfo, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tAGENT\tRUNS\tATTEMPT\tCREATED\tJOB")
 	for _, j := range jobs {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%d\t%d/%d\t%s\t%s\n", j.ID, j.State, shown(j.Args.Agent), j.Stored, j.Args.Runs,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%s\t%d/%d\t%s\t%s\n", j.ID, j.State, shown(j.Args.Agent), j.Stored, asked(j.Args.Runs),
 			j.Attempt, j.MaxAttempts, ago(now, j.Created), shown(j.Args.CommandLine()))
 	}
 	tw.Flush()
@@ -55,7 +55,7 @@ func WriteJob(w io.Writer, j JobInfo, now time.Time) {
 		sel = "-"
 	}
 	fmt.Fprintf(w, "  agent:    %s (asked: %s)\n", shown(j.Args.Agent), shown(sel))
-	fmt.Fprintf(w, "  runs:     %d stored of %d asked per benchmark and cell\n", j.Stored, j.Args.Runs)
+	fmt.Fprintf(w, "  runs:     %d stored of %s asked per benchmark and cell\n", j.Stored, asked(j.Args.Runs))
 	fmt.Fprintf(w, "  attempt:  %d of %d\n", j.Attempt, j.MaxAttempts)
 	fmt.Fprintf(w, "  created:  %s\n", ago(now, j.Created))
 	if !j.Finalized.IsZero() {
@@ -92,4 +92,13 @@ func WriteAgents(w io.Writer, agents []AgentInfo, now time.Time) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.2f\t%s\t%s\n", shown(a.Name), state, ago(now, a.Seen), shown(a.Kernel), shown(boot), a.Load, job, shown(a.Labels.String()))
 	}
 	tw.Flush()
+}
+
+// asked writes the runs a job asked for: "-" for a vm job's, which its
+// boots say.
+func asked(runs int) string {
+	if runs == 0 {
+		return "-"
+	}
+	return strconv.Itoa(runs)
 }

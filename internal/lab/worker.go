@@ -48,6 +48,8 @@ func (w *worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 		return err
 	}
 	done := st.done()
+	// A vm job (no Runs) stored its sets only when all its boots were
+	// done.
 	if !args.Until && len(st.sets) > 0 && done >= args.Runs {
 		a.logf("job %d: its %d runs were stored by an earlier attempt", job.ID, done)
 		return a.finish(ctx, job, started)
@@ -84,6 +86,11 @@ func (w *worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 // after the job's own, so that they override them.
 func childArgs(a JobArgs, dir string, id int64, repeat int) []string {
 	extra := []string{"--no-store", "-o", filepath.Join(dir, "set"), "--label", "lab.job=" + strconv.FormatInt(id, 10), "-r", strconv.Itoa(repeat)}
+	if a.Command == "vm" {
+		// kdelta vm writes one set per variant into the directory; its
+		// runs are the job's own, after its --.
+		extra = []string{"--no-store", "-o", dir, "--label", "lab.job=" + strconv.FormatInt(id, 10)}
+	}
 	args := append([]string{a.Command}, a.Args...)
 	at := len(args)
 	for i, s := range args {
@@ -265,13 +272,15 @@ func (m *measure) collect(ctx context.Context) error {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !strings.HasPrefix(name, "set") {
-			continue
+		if strings.HasPrefix(name, ".") || e.IsDir() {
+			continue // not yet renamed into place
 		}
 		set, err := result.Load(filepath.Join(m.dir, name))
 		if err != nil {
-			continue // not yet renamed into place
+			continue
 		}
+		// set, set-VARIANT.json (run, ab, stat) or VARIANT-RELEASE.json
+		// (vm): the cell is the variant.
 		cell := strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(name, "set"), ".json"), "-")
 		if err := m.store(ctx, cell, set); err != nil {
 			m.a.dbFailed()
@@ -321,7 +330,7 @@ func (m *measure) store(ctx context.Context, cell string, set *result.Set) error
 			if !r.Warmup {
 				k.run += m.offset
 			}
-			if m.st.keys[k] || (!k.warm && !m.job.Args.Until && k.run >= m.job.Args.Runs) {
+			if m.st.keys[k] || (!k.warm && !m.job.Args.Until && m.job.Args.Runs > 0 && k.run >= m.job.Args.Runs) {
 				continue
 			}
 			rr := *r
