@@ -83,9 +83,6 @@ type Lab struct {
 	complete func(ctx context.Context, job *river.Job[JobArgs], f func(store.Execer) error) error
 }
 
-// Location names the lab's database in messages.
-func (l *Lab) Location() string { return l.loc }
-
 // Close closes the client's connections.
 func (l *Lab) Close() error {
 	err := l.db.Close()
