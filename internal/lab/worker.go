@@ -237,8 +237,16 @@ func (m *measure) run(ctx context.Context, args []string) (int, error) {
 		case <-drain:
 			drain, atDrain = nil, len(m.st.keys)
 		case <-ctx.Done():
-			cmd.Process.Kill()
-			<-exited
+			// Cancelled: interrupted, the child puts its knobs back and
+			// saves what it measured; killed if it does not stop.
+			cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-exited:
+			case <-time.After(10 * time.Second):
+				cmd.Process.Kill()
+				<-exited
+			}
+			m.collect(context.WithoutCancel(ctx))
 			return 0, ctx.Err()
 		}
 		if atDrain >= 0 && !interrupted && len(m.st.keys) > atDrain {
