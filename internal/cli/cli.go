@@ -201,6 +201,7 @@ var linuxOnlyCommands = map[string]linuxOnly{
 	"kdelta restore":    {why: "writes back the kernel settings a killed kdelta left changed"},
 	"kdelta calibrate":  {why: "measures this machine's session noise"},
 	"kdelta env":        {why: "reads this machine's kernel fingerprint"},
+	"kdelta agent":      {why: "runs the lab's jobs, which measure this machine"},
 	"kdelta env diff": {why: "reads this machine's kernel fingerprint for -",
 		when: func(args []string) bool { return slices.Contains(args, "-") }},
 }
