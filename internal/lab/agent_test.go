@@ -80,7 +80,7 @@ func TestOneMachine(t *testing.T) {
 // and the second attempt measures only the rest.
 func TestKilledAgentResumes(t *testing.T) {
 	m := newMachine(t)
-	const runs = 8
+	const runs = 10
 	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=1500000", "-r", strconv.Itoa(runs), "--warmup", "0"))
 	db := m.sqlite()
 	p := m.start("agent", "--lease", "1s")
@@ -119,7 +119,7 @@ func TestKilledAgentResumes(t *testing.T) {
 // the next agent finishes the job.
 func TestSIGTERMHandsBack(t *testing.T) {
 	m := newMachine(t)
-	const runs = 6
+	const runs = 12
 	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=1500000", "-r", strconv.Itoa(runs), "--warmup", "0"))
 	db := m.sqlite()
 	p := m.start("agent")
