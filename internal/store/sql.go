@@ -45,7 +45,7 @@ func (s *sqlStore) rebind(query string) string {
 	return b.String()
 }
 
-func (s *sqlStore) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+func (s *sqlStore) exec(ctx context.Context, tx execer, query string, args ...any) error {
 	_, err := tx.ExecContext(ctx, s.rebind(query), args...)
 	return err
 }
@@ -129,6 +129,11 @@ func (s *sqlStore) save(ctx context.Context, tx *sql.Tx, set *result.Set, body [
 	if err := s.deleteRows(ctx, tx, set.ID, false); err != nil {
 		return err
 	}
+	return s.insertRows(ctx, tx, set)
+}
+
+// insertRows writes the rows of set in every table but sets.
+func (s *sqlStore) insertRows(ctx context.Context, tx execer, set *result.Set) error {
 	var labels, benchmarks, metrics, runs, values [][]any
 	for _, k := range sortedKeys(set.Labels) {
 		labels = append(labels, []any{set.ID, k, set.Labels[k]})
@@ -180,14 +185,14 @@ const maxParams = 900
 // as a round trip per row would make it several times slower; SQLite,
 // in the same process, is fastest with one prepared statement run per row,
 // which it need not parse again.
-func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, table, cols string, rows [][]any) error {
+func (s *sqlStore) insert(ctx context.Context, tx execer, table, cols string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	width := len(rows[0])
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
-	if !s.pg {
-		stmt, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" ("+cols+") VALUES "+tuple)
+	if ptx, ok := tx.(*sql.Tx); ok && !s.pg {
+		stmt, err := ptx.PrepareContext(ctx, "INSERT INTO "+table+" ("+cols+") VALUES "+tuple)
 		if err != nil {
 			return fmt.Errorf("insert into %s: %w", table, err)
 		}
