@@ -34,9 +34,9 @@ func InsertTx(ctx context.Context, tx Execer, postgres bool, set *result.Set) er
 		return fmt.Errorf("store: encode set %s: %w", set.ID, err)
 	}
 	s := &sqlStore{pg: postgres}
-	err = s.exec(ctx, tx, `INSERT INTO sets (id, created, updated, tool, kernel, complete, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		set.ID, nanos(set.Created), nanos(time.Now()), set.Tool, kernelOf(set), flag(set.Complete), string(body))
+	err = s.exec(ctx, tx, `INSERT INTO sets (id, created, updated, tool, kernel, complete, conditions, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		set.ID, nanos(set.Created), nanos(time.Now()), set.Tool, kernelOf(set), flag(set.Complete), result.FormatConditions(set.Conditions), string(body))
 	if err != nil {
 		return fmt.Errorf("store: result set %s: %w", set.ID, err)
 	}
