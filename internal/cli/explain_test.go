@@ -47,6 +47,11 @@ func TestExplainKnobPair(t *testing.T) {
 	if !strings.Contains(flat, "% regression)") && !strings.Contains(flat, ", inconclusive") {
 		t.Errorf("the mean's sentence carries no verdict:\n%s", out)
 	}
+	// The top symbol's annotation, recorded with the profiles, or why not.
+	if !strings.Contains(flat, "the lines whose share of its samples changed most") && !strings.Contains(flat, "no annotated instructions") {
+		t.Errorf("explain says nothing of the top symbol's instructions:\n%s", out)
+	}
+	t.Logf("explain:\n%s", out)
 	for i, line := range strings.Split(out, "\n") {
 		if n := utf8.RuneCountInString(line); n > 72 {
 			t.Errorf("line %d is %d columns: %q", i+1, n, line)

@@ -72,7 +72,18 @@ type Profile struct {
 	// Record is the command that would record profiles of the sides
 	// that have none ("" when both have them).
 	Record []string
+	// Symbol is the symbol whose share changed most of those both sides
+	// sampled, Lines its
+	// instructions (or source lines) lined up in both sides' annotations,
+	// the ones whose share of its samples changed most first; NoLines
+	// says why there are none (a profile recorded without annotations).
+	Symbol  string
+	Lines   []profile.AnnotatedLineChange
+	NoLines string
 }
+
+// TopLines is how many annotated lines of the top symbol the report lists.
+const TopLines = 6
 
 // Options say how the sets are compared: α, the noise band, the test and
 // the host's session noise, as compare takes them. Metrics is ignored:
@@ -178,6 +189,7 @@ func profiles(a, b compare.Input) []Profile {
 		}
 		d.Name = p.Bench
 		p.Diff = d
+		annotate(&p, a, b, strings.TrimSuffix(ba.Key(), ":"))
 		out = append(out, p)
 	}
 	return out
@@ -229,4 +241,34 @@ func recordCommand(s *result.Set) []string {
 		out = append(out, spec)
 	}
 	return out
+}
+
+// annotate lines up the annotations of the diff's top symbol in both
+// sides' profiles of benchmark key.
+func annotate(p *Profile, a, b compare.Input, key string) {
+	if len(p.Diff.Rows) == 0 {
+		return
+	}
+	// The symbol that changed most among those both sides sampled: one
+	// sampled on a side only has nothing to line up.
+	p.Symbol = p.Diff.Rows[0].Symbol
+	for _, r := range p.Diff.Rows {
+		if r.A.Listed > 0 && r.B.Listed > 0 {
+			p.Symbol = r.Symbol
+			break
+		}
+	}
+	o := profile.AnnotateOptions{Only: key}
+	aa, err := profile.AnnotateSet(a.Name, a.Set, p.Symbol, o)
+	if err == nil {
+		var ab *profile.Annotation
+		if ab, err = profile.AnnotateSet(b.Name, b.Set, p.Symbol, o); err == nil {
+			p.Lines = profile.DiffAnnotations(aa, ab)
+			if len(p.Lines) > TopLines {
+				p.Lines = p.Lines[:TopLines]
+			}
+			return
+		}
+	}
+	p.NoLines = err.Error()
 }

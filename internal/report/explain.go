@@ -308,6 +308,7 @@ func profileBlocks(r *explain.Report) []block {
 			t = append(t, []string{row.Symbol, shareCell(row.A), shareCell(row.B), fmt.Sprintf("%+.2f pp", row.Delta), perOp})
 		}
 		bs = append(bs, block{table: t, right: []bool{false, true, true, true, true}})
+		bs = append(bs, annotatedBlocks(p)...)
 		for _, wn := range d.Warnings {
 			bs = append(bs, block{line: "warning: " + wn})
 		}
@@ -336,4 +337,30 @@ func designBlocks(r *explain.Report) []block {
 		bs = append(bs, block{line: "Nothing was compared."})
 	}
 	return bs
+}
+
+// annotatedBlocks are the top symbol's lines whose share of its samples
+// changed most, as profile annotate --diff ranks them.
+func annotatedBlocks(p explain.Profile) []block {
+	switch {
+	case p.Symbol == "":
+		return nil
+	case len(p.Lines) == 0 && p.NoLines != "":
+		return []block{{line: p.Symbol + ": no annotated instructions: " + p.NoLines}}
+	case len(p.Lines) == 0:
+		return []block{{line: p.Symbol + ": no line has samples on either side"}}
+	}
+	bs := []block{{line: p.Symbol + ": the lines whose share of its samples changed most (kdelta profile annotate --diff shows them all):"}}
+	t := [][]string{{"line", "A", "B", "change"}}
+	for _, c := range p.Lines {
+		text := insnText(c.Jump, c.Text)
+		switch {
+		case c.Total:
+			text = "Σ " + c.Source
+		case c.Text == "":
+			text = "offset " + offset(max(c.OffsetA, c.OffsetB))
+		}
+		t = append(t, []string{text, side(c.InA, c.PercentA), side(c.InB, c.PercentB), fmt.Sprintf("%+.2f pp", c.Delta())})
+	}
+	return append(bs, block{table: t, right: []bool{false, true, true, true}})
 }
