@@ -38,7 +38,7 @@ summary() {
 trap summary EXIT
 
 step "install test dependencies"
-pkgs=(linux-perf stress-ng rt-tests time qemu-user qemu-system-x86 qemu-system-ppc qemu-system-arm qemu-system-misc cpio iproute2 util-linux procps git postgresql sysbench rpm xz-utils zstd)
+pkgs=(linux-perf stress-ng rt-tests time qemu-user qemu-system-x86 qemu-system-ppc qemu-system-arm qemu-system-misc cpio iproute2 util-linux procps git postgresql sysbench chromium rpm xz-utils zstd)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -118,7 +118,7 @@ step "darwin builds of the analysis commands"
 # over results fetched from a lab; only measuring needs Linux. kdelta
 # builds for macOS, and the packages those commands need build there with
 # their tests.
-analysis=(./internal/result ./internal/stats ./internal/compare ./internal/report ./internal/store ./internal/profile ./internal/golden ./internal/sysinfo)
+analysis=(./internal/result ./internal/stats ./internal/compare ./internal/report ./internal/explain ./internal/store ./internal/profile ./internal/golden ./internal/sysinfo ./internal/web ./internal/browsertest)
 for arch in arm64 amd64; do
 	CGO_ENABLED=0 GOOS=darwin GOARCH=$arch go build -o /dev/null ./cmd/kdelta
 	CGO_ENABLED=0 GOOS=darwin GOARCH=$arch go vet "${analysis[@]}"

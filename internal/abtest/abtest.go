@@ -197,6 +197,14 @@ func openFuncLatency(o Options) (*counter.FuncLatency, error) {
 		return nil, fmt.Errorf("--funclatency: %w", err)
 	}
 	o.Runner.Window, o.Runner.Metrics = fl.Window(), fl.Metrics()
+	if o.Runner.Conditions == nil {
+		o.Runner.Conditions = map[string]string{}
+	}
+	timed := strings.Join(j.FuncLatency, ",")
+	if j.FuncScope != "" {
+		timed += " (" + j.FuncScope + ")"
+	}
+	o.Runner.Conditions[result.CondFuncLatency] = timed
 	return fl, nil
 }
 

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
@@ -63,8 +64,43 @@ func NewStep(opt StepOptions) (*Step, error) {
 	return &Step{opt: opt, judge: j, specs: specs}, nil
 }
 
+// CheckConditions fails when conds, the run conditions the step would
+// measure under, differ from those of the good (or bad) set in any that
+// both record: a difference of placement, policy, shield, warm-up or
+// kdelta would be judged as the commit's. bisect-run answers 125 then,
+// before anything runs, with the reason.
+func (s *Step) CheckConditions(conds map[string]string) error {
+	for _, ref := range []struct {
+		what string
+		set  *result.Set
+	}{{"good", s.opt.Good}, {"bad", s.opt.Bad}} {
+		if ref.set == nil {
+			continue
+		}
+		if ds := result.DiffConditions(ref.set.Conditions, conds); len(ds) > 0 {
+			parts := make([]string, len(ds))
+			for i, d := range ds {
+				parts[i] = d.Name() + ": " + d.A + " (" + ref.what + ") -> " + d.B + " (now)"
+			}
+			return fmt.Errorf("cannot judge: the run conditions differ from the %s set's — %s; measure as %s was measured", ref.what, strings.Join(parts, "; "), ref.what)
+		}
+	}
+	return nil
+}
+
 // Specs are the workloads the step measures.
 func (s *Step) Specs() []workload.Spec { return s.specs }
+
+// Prepare readies opt, the runner's options of the step, after
+// CheckConditions: its labels get the references the step is judged
+// against (Label).
+func (s *Step) Prepare(opt *runner.Options) error {
+	if err := s.CheckConditions(opt.RunConditions()); err != nil {
+		return err
+	}
+	s.Label(opt.Labels)
+	return nil
+}
 
 // Label adds to labels, those of the set to measure, the references the
 // step is judged against: bisect.good, and bisect.bad with a bad set.

@@ -180,6 +180,7 @@ func (s *sessionFlags) abOptions(ctx context.Context, args []string) (abtest.Opt
 	if o.Runner.OnReady, o.Runner.OnReadyWarmup, o.Schedstat, err = cf.Hooks(o.Runner.CPUs, false, o.Runner.Env); err != nil {
 		return o, err
 	}
+	o.Runner.Conditions = cf.Conditions(true)
 	o.Fingerprint = func() *sysinfo.Fingerprint { return runner.Fingerprint(Version) }
 	if len(plan.Cells) == 1 {
 		// One cell runs as kdelta run does: until conclusive against

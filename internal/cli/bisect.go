@@ -107,7 +107,9 @@ func (b *bisectFlags) run(c *cobra.Command) error {
 	for _, w := range opt.Warnings {
 		fmt.Fprintf(stderr, "kdelta: warning: %s\n", w)
 	}
-	step.Label(opt.Labels)
+	if err := step.Prepare(opt); err != nil {
+		return &exitError{code: ExitSkip, err: err} // other run conditions than the references'
+	}
 	rec, err := b.rf.open(c.Context())
 	if err != nil {
 		return err

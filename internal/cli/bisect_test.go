@@ -181,7 +181,7 @@ func TestBisectRunDecisions(t *testing.T) {
 	}
 	spec := busySpec(t, dir, slow)
 	base := filepath.Join(dir, "base.json")
-	if code, _, stderr := runKdelta("run", spec, "-r", "5", "--counters", "none", "--monitor", "none", "-o", base); code != 0 {
+	if code, _, stderr := runKdelta("run", spec, "-r", "5", "--warmup", "0", "--counters", "none", "--monitor", "none", "-o", base); code != 0 {
 		t.Fatalf("measuring: exit %d: %s", code, stderr)
 	}
 	// scaled writes the base set with its values multiplied by factors,

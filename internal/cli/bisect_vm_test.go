@@ -92,7 +92,7 @@ func TestBisectRunVM(t *testing.T) {
 		t.Helper()
 		out := filepath.Join(dir, name)
 		cmd := exec.Command(bin, "vm", "--kernel", kernel, "--append", appendArgs,
-			"-o", out, "--", "run", work, "-r", "10")
+			"-o", out, "--", "run", work, "-r", "10", "--warmup", "0")
 		cmd.Env = env
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("kdelta vm (%s): %v\n%s", name, err, b)

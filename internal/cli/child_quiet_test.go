@@ -3,6 +3,7 @@ package cli_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,7 +17,22 @@ import (
 // it switch at most once per 10 ms of the window (sysmon's floor), counted
 // from /proc/PID/task/TID/status at two instants inside the window.
 func TestMeasuredChildQuiet(t *testing.T) {
-	cmd, mark := startMarked(t, "run", "syscall:calls=20000000", "-r", "1", "--warmup", "0",
+	checkChildQuiet(t, "syscall:calls=20000000")
+}
+
+// TestRCUCallerQuiet is the same guard on rcu, whose caller waits in the
+// kernel for a grace period at every call: a raw call that keeps its P,
+// so no runtime thread is handed it (380 wake-ups a second before).
+func TestRCUCallerQuiet(t *testing.T) {
+	checkChildQuiet(t, "rcu:calls=200")
+}
+
+// checkChildQuiet runs workload once and checks that the measured child's
+// other threads, and the parent's, stay under sysmon's floor inside its
+// timed part.
+func checkChildQuiet(t *testing.T, workload string) {
+	t.Helper()
+	cmd, mark := startMarked(t, "run", workload, "-r", "1", "--warmup", "0",
 		"--no-store", "--counters", "none", "--monitor", "none")
 	child := ""
 	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
@@ -27,9 +43,12 @@ func TestMeasuredChildQuiet(t *testing.T) {
 	}
 	// Past the child's start-up, inside the loop (about 2 s here).
 	time.Sleep(300 * time.Millisecond)
+	parent := strconv.Itoa(cmd.Process.Pid)
+	pBefore := threadSwitches(parent)
 	before, t0 := threadSwitches(child), time.Now()
 	time.Sleep(700 * time.Millisecond)
 	after, el := threadSwitches(child), time.Since(t0)
+	pAfter := threadSwitches(parent)
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
 	}
@@ -50,10 +69,24 @@ func TestMeasuredChildQuiet(t *testing.T) {
 	// holds at most one wake-up per 10 ms, plus one that straddles its
 	// start.
 	per10ms := float64(others-1) / (float64(el) / float64(10*time.Millisecond))
-	t.Logf("measured child: %d other threads switched %d times in %v of window: %.2f per 10 ms; main thread %d",
-		n, others, el.Round(time.Millisecond), per10ms, after[main]-before[main])
+	t.Logf("%s: the measured child's %d other threads switched %d times in %v of window: %.2f per 10 ms; main thread %d",
+		workload, n, others, el.Round(time.Millisecond), per10ms, after[main]-before[main])
 	if per10ms > 1 {
 		t.Errorf("the child's runtime threads switched %.2f times per 10 ms of window, more than sysmon's once", per10ms)
+	}
+	// The parent kdelta waits in wait4 and on the child's pipe: no timer,
+	// ticker or monitor of its own wakes during the window, so all its
+	// threads together stay under sysmon's floor too.
+	pn := 0
+	for tid, a := range pAfter {
+		if b, ok := pBefore[tid]; ok {
+			pn += a - b
+		}
+	}
+	pPer10ms := float64(pn) / (float64(el) / float64(10*time.Millisecond))
+	t.Logf("parent kdelta: %d threads switched %d times in the window: %.2f per 10 ms", len(pAfter), pn, pPer10ms)
+	if len(pBefore) == 0 || pPer10ms > 1 {
+		t.Errorf("the parent's threads switched %.2f times per 10 ms of window (%d threads read)", pPer10ms, len(pBefore))
 	}
 }
 
@@ -101,4 +134,52 @@ func threadSwitches(pid string) map[string]int {
 		m[tk.Name()] = n
 	}
 	return m
+}
+
+// TestPipeThreadModeQuiet is the same guard for pipe's thread mode, where
+// the peer is a second locked thread of the measured child: the two
+// threads of the ping-pong switch at every round trip, and every other
+// thread of the child — the Go runtime's — at most once per 10 ms of the
+// window.
+func TestPipeThreadModeQuiet(t *testing.T) {
+	cmd, mark := startMarked(t, "run", "pipe:mode=thread,loops=1200000,cpus=same", "-r", "1", "--warmup", "0",
+		"--no-store", "--counters", "none", "--monitor", "none")
+	child := ""
+	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		child = measuredChildOf(mark, cmd.Process.Pid)
+	}
+	if child == "" {
+		t.Fatalf("no measured child seen: %s", cmd.Stderr)
+	}
+	time.Sleep(300 * time.Millisecond)
+	before, t0 := threadSwitches(child), time.Now()
+	time.Sleep(700 * time.Millisecond)
+	after, el := threadSwitches(child), time.Since(t0)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
+	}
+	var deltas []int
+	for tid, a := range after {
+		if b, ok := before[tid]; ok {
+			deltas = append(deltas, a-b)
+		}
+	}
+	if len(deltas) < 3 {
+		t.Fatalf("%d threads read in the window: the loop ended before it?", len(deltas))
+	}
+	slices.Sort(deltas)
+	pair := deltas[len(deltas)-2:] // the ping-pong's two threads switch the most
+	others := 0
+	for _, d := range deltas[:len(deltas)-2] {
+		others += d
+	}
+	per10ms := float64(max(others-1, 0)) / (float64(el) / float64(10*time.Millisecond))
+	t.Logf("pipe thread mode: the pair switched %v times in %v; %d other threads %d times: %.2f per 10 ms",
+		pair, el.Round(time.Millisecond), len(deltas)-2, others, per10ms)
+	if pair[0] < 1000 {
+		t.Errorf("the ping-pong's threads switched only %v times: not inside the loop", pair)
+	}
+	if per10ms > 1 {
+		t.Errorf("the child's other threads switched %.2f times per 10 ms of window, more than sysmon's once", per10ms)
+	}
 }

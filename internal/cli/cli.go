@@ -167,7 +167,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newSeriesCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newSeriesCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd(), newExplainCmd(), newServeCmd(), newSubmitCmd(), newAgentCmd(), newJobsCmd(), newAgentsCmd(), newLabCmd())
 	return root
 }
 
@@ -201,6 +201,7 @@ var linuxOnlyCommands = map[string]linuxOnly{
 	"kdelta restore":    {why: "writes back the kernel settings a killed kdelta left changed"},
 	"kdelta calibrate":  {why: "measures this machine's session noise"},
 	"kdelta env":        {why: "reads this machine's kernel fingerprint"},
+	"kdelta agent":      {why: "runs the lab's jobs, which measure this machine"},
 	"kdelta env diff": {why: "reads this machine's kernel fingerprint for -",
 		when: func(args []string) bool { return slices.Contains(args, "-") }},
 }

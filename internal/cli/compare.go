@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -20,6 +21,8 @@ func newCompareCmd() *cobra.Command {
 		cf          compareFlags
 		and         []string
 		withProfile bool
+		output      string
+		plot        bool
 	)
 	c := &cobra.Command{
 		Use:   "compare A B [C...]",
@@ -37,25 +40,33 @@ func newCompareCmd() *cobra.Command {
 			// The resolver loads the sets and finds the host's session noise.
 			refs := newResolver(c.Context(), "")
 			defer refs.Close()
-			opt := compare.Options{Stats: so, Noise: refs.Noise}
+			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: cf.metrics}
 			first, err := compare.Files(args, refs.Set, opt)
 			if err != nil {
 				return err
 			}
-			out := c.OutOrStdout()
+			var second *compare.Result
 			if len(and) > 0 {
-				second, err := compare.Files(and, refs.Set, opt)
-				if err != nil {
+				if second, err = compare.Files(and, refs.Set, opt); err != nil {
 					return err
 				}
-				report.WriteChanges(out, first.Names, second.Names, compare.Changes(first, second, so.Alpha))
-			} else if err := report.WriteCompare(out, first, cf.format); err != nil {
-				return err
 			}
-			if withProfile {
-				if err := writeProfileDiffs(c.Context(), out, c.ErrOrStderr(), args, cf.format); err != nil {
+			err = report.ToFile(output, c.OutOrStdout(), func(out io.Writer) error {
+				if second != nil {
+					report.WriteChanges(out, first.Names, second.Names, compare.Changes(first, second, so.Alpha))
+				} else if err := report.WriteCompare(out, first, cf.format); err != nil {
 					return err
 				}
+				if plot {
+					report.WriteComparePlots(out, first)
+				}
+				if withProfile {
+					return writeProfileDiffs(c.Context(), out, c.ErrOrStderr(), args, cf.format)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			if err := compare.FailOn(cf.failOn, first.Regressed(false)); err != nil {
 				return &exitError{code: ExitBad, err: err}
@@ -66,14 +77,17 @@ func newCompareCmd() *cobra.Command {
 	f := c.Flags()
 	cf.register(f, "output format")
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
+	f.StringVar(&cf.metrics, "metrics", "", "metrics judged: primary (the workload's), all (and the runs' counters and rusage, per operation), or a list; default primary, all for stat sets")
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
+	f.BoolVar(&plot, "plot", false, "append a text strip plot of each metric's runs, a line per set")
+	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (--format html: one self-contained page)")
 	return c
 }
 
 // compareFlags are the comparison flags of kdelta compare and kdelta ab.
 type compareFlags struct {
-	format, threshold, test, failOn string
-	alpha                           float64
+	format, threshold, test, failOn, metrics string
+	alpha                                    float64
 }
 
 // register adds the flags; what names the output --format chooses.

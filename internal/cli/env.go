@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sysinfo"
 )
@@ -44,10 +45,10 @@ func newEnvCmd() *cobra.Command {
 		Long:  longHelp("env-diff"),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			var fps [2]*sysinfo.Fingerprint
+			var sets [2]*result.Set
 			for i, a := range args {
 				if a == "-" {
-					fps[i] = runner.Fingerprint(Version)
+					sets[i] = &result.Set{Env: runner.Fingerprint(Version)}
 					continue
 				}
 				s, err := loadAny(c.Context(), a)
@@ -57,9 +58,10 @@ func newEnvCmd() *cobra.Command {
 				if s.Env == nil {
 					return fmt.Errorf("%s: holds no environment fingerprint", a)
 				}
-				fps[i] = s.Env
+				sets[i] = s
 			}
-			return sysinfo.WriteDiffText(c.OutOrStdout(), sysinfo.Diff(fps[0], fps[1]))
+			report.WriteConditionDiffs(c.OutOrStdout(), result.DiffConditions(sets[0].Conditions, sets[1].Conditions))
+			return sysinfo.WriteDiffText(c.OutOrStdout(), sysinfo.Diff(sets[0].Env, sets[1].Env))
 		},
 	}
 	c.AddCommand(diff)

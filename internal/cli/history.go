@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,9 +15,9 @@ import (
 
 // historyFlags are kdelta history's flags.
 type historyFlags struct {
-	by, workload, metric, format, loc, minChange string
-	labels                                       []string
-	alpha                                        float64
+	by, workload, metric, format, loc, minChange, output string
+	labels                                               []string
+	alpha                                                float64
 }
 
 func newHistoryCmd() *cobra.Command {
@@ -37,6 +38,7 @@ func newHistoryCmd() *cobra.Command {
 	f.StringVar(&h.minChange, "min-change", "5%", "the smallest change reported as a change point")
 	f.Float64Var(&h.alpha, "alpha", 0.01, "significance level of a change point")
 	f.StringVar(&h.loc, "store", "", storeUsage)
+	f.StringVarP(&h.output, "output", "o", "", "write the report to this file instead of stdout (--format html: one self-contained page)")
 	return c
 }
 
@@ -95,5 +97,5 @@ func (h *historyFlags) run(c *cobra.Command) error {
 			fmt.Fprintf(c.ErrOrStderr(), "kdelta: %s: %d result sets without label %s left out\n", s.Key(), s.Unlabelled, h.by)
 		}
 	}
-	return report.WriteHistory(c.OutOrStdout(), hs, q.ChangePoints, h.format)
+	return report.ToFile(h.output, c.OutOrStdout(), func(w io.Writer) error { return report.WriteHistory(w, hs, q.ChangePoints, h.format) })
 }

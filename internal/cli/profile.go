@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -20,7 +19,7 @@ func newProfileCmd() *cobra.Command {
 		Short: "Show, diff and export perf profiles (kdelta run --profile, perf report/script text, perf.data)",
 		Long:  longHelp("profile"),
 	}
-	c.AddCommand(newProfileShowCmd(), newProfileDiffCmd(), newProfilePprofCmd())
+	c.AddCommand(newProfileShowCmd(), newProfileDiffCmd(), newProfilePprofCmd(), newProfileAnnotateCmd())
 	return c
 }
 
@@ -53,8 +52,8 @@ func newProfileShowCmd() *cobra.Command {
 
 func newProfileDiffCmd() *cobra.Command {
 	var (
-		format, only, by string
-		top              int
+		format, only, by, output string
+		top                      int
 	)
 	c := &cobra.Command{
 		Use:   "diff A [B]",
@@ -62,21 +61,27 @@ func newProfileDiffCmd() *cobra.Command {
 		Long:  longHelp("profile-diff"),
 		Args:  cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
+			if err := report.CheckFormat(format, report.ProfileDiffFormats); err != nil {
 				return err
 			}
 			diffs, err := kprofile.Diffs(args, only, by, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
-			return report.WriteProfileDiffs(c.OutOrStdout(), diffs, format, top)
+			return report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error {
+				if format == report.HTMLFormat {
+					return report.WriteProfileDiffHTML(w, diffs, top, report.HTMLOptions{})
+				}
+				return report.WriteProfileDiffs(w, diffs, format, top)
+			})
 		},
 	}
 	f := c.Flags()
-	f.StringVar(&format, "format", "text", "output format: "+strings.Join(report.ProfileFormats, ", "))
+	f.StringVar(&format, "format", "text", "output format: "+strings.Join(report.ProfileDiffFormats, ", "))
 	f.IntVar(&top, "top", 25, "symbols shown per diff; 0: all")
 	f.StringVar(&only, "workload", "", "only benchmarks whose name (workload:params) starts with this")
 	f.StringVar(&by, "by", "share", "order of the symbols: "+strings.Join(kprofile.Orders, ", "))
+	f.StringVarP(&output, "output", "o", "", "write the diff to this file instead of stdout (--format html: one self-contained page)")
 	return c
 }
 
@@ -88,14 +93,7 @@ func newProfilePprofCmd() *cobra.Command {
 		Long:  longHelp("profile-pprof"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if output == "" {
-				return errors.New("profile pprof: -o/--output is required")
-			}
-			gs, err := kprofile.Open(args[0], only, sourceIn(c.Context()))
-			if err != nil {
-				return err
-			}
-			skipped, err := kprofile.WritePprofFile(output, args[0], gs)
+			skipped, err := kprofile.ExportPprof(args[0], only, output, sourceIn(c.Context()))
 			for _, s := range skipped {
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", s)
 			}
@@ -104,6 +102,35 @@ func newProfilePprofCmd() *cobra.Command {
 	}
 	c.Flags().StringVarP(&output, "output", "o", "", "the pprof file to write (gzipped protobuf)")
 	c.Flags().StringVar(&only, "workload", "", "only benchmarks whose name (workload:params) starts with this")
+	return c
+}
+
+func newProfileAnnotateCmd() *cobra.Command {
+	var o kprofile.AnnotateOptions
+	var diff, top = "", 20
+	c := &cobra.Command{
+		Use:   "annotate REF SYMBOL",
+		Short: "A symbol's instructions and source lines with their share of its samples (perf annotate); --diff lines up two",
+		Long:  longHelp("profile-annotate"),
+		Args:  cobra.ExactArgs(2),
+		RunE: func(c *cobra.Command, args []string) error {
+			a, err := kprofile.Annotate(args[0], args[1], o, sourceIn(c.Context()))
+			if err != nil {
+				return err
+			} else if diff == "" {
+				return report.WriteAnnotation(c.OutOrStdout(), a)
+			}
+			b, err := kprofile.Annotate(diff, args[1], o, sourceIn(c.Context()))
+			if err != nil {
+				return err
+			}
+			return report.WriteAnnotationDiff(c.OutOrStdout(), a, b, kprofile.DiffAnnotations(a, b), top)
+		},
+	}
+	c.Flags().StringVar(&diff, "diff", "", "line the annotation up with REF2's and rank the lines whose share changed")
+	c.Flags().StringVar(&o.Vmlinux, "vmlinux", "", "the kernel image (or binary) to disassemble SYMBOL from where REF has no instruction text")
+	c.Flags().StringVar(&o.Only, "workload", "", "only benchmarks whose name (workload:params) starts with this")
+	c.Flags().IntVar(&top, "top", top, "lines shown by --diff; 0: all")
 	return c
 }
 
@@ -125,36 +152,12 @@ func (p *profileFlags) register(f *pflag.FlagSet) {
 
 // check validates the profiling flags before anything runs.
 func (p *profileFlags) check(f *pflag.FlagSet) error {
-	if !p.on {
-		for _, n := range []string{"profile-runs", "profile-call-graph", "profile-event", "profile-system-wide", "profile-freq"} {
-			if f.Changed(n) {
-				return fmt.Errorf("--%s: needs --profile", n)
-			}
-		}
-		return nil
-	}
-	if p.runs < 1 {
-		return fmt.Errorf("--profile-runs: must be at least 1, got %d", p.runs)
-	}
-	if p.freq < 0 {
-		return fmt.Errorf("--profile-freq: must not be negative, got %d", p.freq)
-	}
-	if strings.TrimSpace(p.event) == "" {
-		return errors.New("--profile-event: empty event")
-	}
-	return nil
+	return kprofile.CheckFlags(p.on, p.runs, p.freq, p.event, f.Changed)
 }
 
 // writeProfileDiffs appends the profile diff of every benchmark profiled
 // in both the baseline and each other file (compare --profile).
 func writeProfileDiffs(ctx context.Context, w, errw io.Writer, files []string, format string) error {
-	if format != "text" && format != "markdown" {
-		fmt.Fprintf(errw, "kdelta: warning: --profile: profile diffs are appended to text and markdown output only (kdelta profile diff --format %s A B gives them alone)\n", format)
-		return nil
-	}
 	fds, warnings := kprofile.DiffEach(files, sourceIn(ctx))
-	for _, err := range warnings {
-		fmt.Fprintf(errw, "kdelta: warning: --profile: %v\n", err)
-	}
-	return report.WriteFileDiffs(w, fds, format)
+	return report.WriteCompareProfiles(w, errw, fds, warnings, format)
 }

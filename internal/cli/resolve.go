@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/kdelta/kdelta/internal/calibrate"
 	"github.com/kdelta/kdelta/internal/resolve"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/store"
@@ -86,6 +87,13 @@ func (r *recorder) done(stderr io.Writer) {
 	}
 	if len(r.ids) > 0 {
 		fmt.Fprintf(stderr, "kdelta: recorded as %s in %s\n", strings.Join(r.ids, ", "), r.st.Location())
+	}
+	lines, err := calibrate.LearnFrom(context.Background(), r.st, r.ids)
+	for _, l := range lines {
+		fmt.Fprintf(stderr, "kdelta: %s\n", l)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "kdelta: warning: %v\n", err)
 	}
 	r.st.Close()
 }

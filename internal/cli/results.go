@@ -22,9 +22,7 @@ func newResultsCmd() *cobra.Command {
 		Short: "The store of result sets: ls, show, tag, rm, export",
 		Long:  longHelp("results"),
 		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			return c.Help()
-		},
+		RunE:  func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
 	c.PersistentFlags().StringVar(&loc, "store", "", storeUsage)
 	c.AddCommand(newResultsLsCmd(&loc), newResultsShowCmd(&loc), newResultsTagCmd(&loc), newResultsRmCmd(&loc), newResultsExportCmd(&loc))

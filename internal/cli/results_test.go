@@ -131,7 +131,7 @@ func TestHistoryErrors(t *testing.T) {
 		{[]string{"history", "--by", "kernel", "--workload", "pipe"}, `no measured runs of pipe in ` + path + ` (stored workloads: kill)`},
 		{[]string{"history", "--by", "kernel", "--workload", "kill", "--metric", "calls/s"}, `no measured runs of kill calls/s`},
 		{[]string{"history", "--by", "kernel", "--workload", "kill:mode", "--format", "text"}, `--workload: "mode" in "kill:mode" is not key=value`},
-		{[]string{"history", "--by", "kernel", "--workload", "kill", "--format", "html"}, `--format: unknown format "html"`},
+		{[]string{"history", "--by", "kernel", "--workload", "kill", "--format", "html5"}, `--format: unknown format "html5"`},
 		{[]string{"history", "--by", "kernel", "--workload", "kill", "--alpha", "2"}, `alpha 2 is not in (0, 1)`},
 		{[]string{"history", "--by", "kernel", "--workload", "kill", "--min-change", "x"}, `--min-change: bad value "x"`},
 		{[]string{"history", "--by", "kernel", "--workload", "kill", "--store", filepath.Join(t.TempDir(), "none.db")}, `no store at`},

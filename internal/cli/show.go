@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/report"
 )
 
 func newShowCmd() *cobra.Command {
-	var runs bool
+	var (
+		runs, plot     bool
+		format, output string
+	)
 	c := &cobra.Command{
 		Use:   "show FILE|ID|k=v",
 		Short: "Summarise a result set: per metric n, mean ± stddev (CV), median, min, max",
@@ -15,16 +20,28 @@ func newShowCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			r := newResolver(c.Context(), "")
 			defer r.Close()
+			if err := report.CheckFormat(format, []string{"text", report.HTMLFormat}); err != nil {
+				return err
+			}
 			set, err := r.Saved(args[0])
 			if err != nil {
 				return err
 			}
+			if format == report.HTMLFormat {
+				return report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error { return report.WriteShowHTML(w, set, report.HTMLOptions{}) })
+			}
 			report.Show(c.OutOrStdout(), set, report.ShowOptions{Runs: runs})
+			if plot {
+				report.WriteShowPlots(c.OutOrStdout(), set)
+			}
 			ns, err := r.Noises(set, "")
 			report.WriteNoises(c.OutOrStdout(), ns)
 			return err
 		},
 	}
 	c.Flags().BoolVar(&runs, "runs", false, "also print every run")
+	c.Flags().BoolVar(&plot, "plot", false, "also draw each metric's runs as a text strip plot")
+	c.Flags().StringVar(&format, "format", "text", "output format: text, html (one self-contained page; write it with -o)")
+	c.Flags().StringVarP(&output, "output", "o", "", "write the html page to this file instead of stdout")
 	return c
 }

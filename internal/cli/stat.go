@@ -43,7 +43,7 @@ func newStatCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			opt.OnReady = hook
+			opt.OnReady, opt.Conditions = hook, cf.Conditions(false)
 			defer counter.SessionSchedstats(schedstat, "/", func(err error) { fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", err) })()
 			rec, err := rf.open(c.Context())
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,6 +30,10 @@ type Options struct {
 	// a measurement now with a reference of another session, keeps it
 	// until it reads the host's session noise.
 	RunsOnly bool
+	// Metrics picks the metrics judged (--metrics, ParseMetrics): the
+	// workload's, or those and the runs' counters and rusage figures, or
+	// a list.
+	Metrics string
 }
 
 // An Input is one result set with the name its column gets.
@@ -122,6 +127,10 @@ type Row struct {
 	// Welch is set when a side was a summary, so Welch's t from the summary
 	// statistics decided.
 	FromSummaries bool
+	// Counter marks a row of the runs' counters or rusage figures
+	// (--metrics all), not one of the workload's metrics; Primary the
+	// row of the benchmark's primary metric (PrimaryMetric).
+	Counter, Primary bool
 }
 
 // A Result is the whole comparison.
@@ -129,6 +138,11 @@ type Result struct {
 	// Inputs are the sets compared, baseline first.
 	Inputs []Input `json:"-"`
 	Names  []string
+	// Conditions lists, for each set after the baseline, its run
+	// conditions that differ from the baseline's (result.DiffConditions):
+	// shown first, since a change of placement or policy moves a figure
+	// as much as a kernel does.
+	Conditions [][]result.ConditionDiff
 	// Env lists the differences of each set's environment from the
 	// baseline's, performance-relevant ones first.
 	Env  [][]string
@@ -140,7 +154,9 @@ type Result struct {
 	Functions []FuncTable
 	// GeoMean[i] is the geometric mean over workloads of the cost ratio of
 	// set i+1 to the baseline (below 1: faster), taken on each benchmark's
-	// first metric, oriented so that lower is better.
+	// primary metric (its first, a time or a rate; an imported perf stat
+	// block's elapsed time; never a count such as context switches),
+	// oriented so that lower is better.
 	GeoMean  []float64
 	Warnings []string
 }
@@ -151,6 +167,11 @@ type LatencyTable struct {
 	Params   string
 	Unit     string
 	Runs     [][]*result.Latency // per set, per run
+	// Mean holds the verdicts on the runs' mean latency, each other set
+	// against the baseline (the row of the benchmark's mean metric), so
+	// that the summary line never says more than the verdict; nil when
+	// the benchmark has no mean metric.
+	Mean []stats.Comparison
 }
 
 // Files compares the sets that load reads from files, the first the
@@ -181,10 +202,20 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 		return nil, err
 	}
 	r := &Result{Inputs: ins}
-	for _, in := range ins {
+	sets := make([]*result.Set, len(ins))
+	for i, in := range ins {
 		r.Names = append(r.Names, in.Name)
+		sets[i] = in.Set
+	}
+	sel, err := ParseMetrics(opt.Metrics)
+	if err != nil {
+		return nil, err
+	}
+	if missing, have := sel.unknown(sets); len(missing) > 0 {
+		return nil, fmt.Errorf("--metrics: no metric %s in the sets compared (they have: %s)", strings.Join(missing, ", "), strings.Join(have, ", "))
 	}
 	for _, in := range ins[1:] {
+		r.Conditions = append(r.Conditions, result.DiffConditions(ins[0].Set.Conditions, in.Set.Conditions))
 		r.Env = append(r.Env, EnvDiff(ins[0].Set.Env, in.Set.Env))
 	}
 	base := ins[0].Set
@@ -205,18 +236,18 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 			continue
 		}
 		matched++
-		all := append([]*result.Benchmark{bb}, others...)
-		sets := make([]*result.Set, len(ins))
-		for i, in := range ins {
-			sets[i] = in.Set
-		}
-		for mi, m := range bb.Metrics {
+		all, metrics := sel.metrics(append([]*result.Benchmark{bb}, others...))
+		primary := PrimaryMetric(bb)
+		first := len(r.Rows)
+		for _, m := range metrics {
 			row, ok := compareMetric(all, sets, m, opt)
 			if !ok {
 				continue
 			}
+			row.Counter = !slices.ContainsFunc(bb.Metrics, func(o result.Metric) bool { return o.Name == m.Name })
+			row.Primary = m.Name == primary
 			r.Rows = append(r.Rows, row)
-			if mi == 0 {
+			if m.Name == primary {
 				for i, c := range row.Vs {
 					// A cost ratio: above 1 is for the worse, so a
 					// metric whose rise is for the better is inverted.
@@ -232,6 +263,12 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 			}
 		}
 		if lt, ok := latencyTable(all); ok {
+			for _, row := range r.Rows[first:] {
+				if slices.Contains([]string{"mean", "avg", "average"}, row.Metric.Name) {
+					lt.Mean = row.Vs
+					break
+				}
+			}
 			r.Latency = append(r.Latency, lt)
 		}
 		r.Functions = append(r.Functions, funcTables(all)...)

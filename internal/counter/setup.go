@@ -16,6 +16,26 @@ type Setup struct {
 	SystemWide                        bool
 }
 
+// Conditions are the run conditions the setup makes: the events counted
+// on every run ("none" without counters; " system-wide" with -a) and the
+// probes counted on warm-up runs, when there are warm-up runs (kdelta
+// stat has none).
+func (f Setup) Conditions(warmups bool) map[string]string {
+	c := map[string]string{result.CondCounters: "none", result.CondProbes: "none"}
+	if f.Counters == "on" {
+		if f.Events != "" {
+			c[result.CondCounters] = f.Events
+			if f.SystemWide {
+				c[result.CondCounters] += " system-wide"
+			}
+		}
+		if f.Probes != "" && warmups {
+			c[result.CondProbes] = f.Probes
+		}
+	}
+	return c
+}
+
 // Hooks builds the runner's OnReady hooks for measured and warm-up runs
 // (monitors explained by env, the fingerprint), and says whether schedstat
 // was named and can be had (then kdelta turns it on for the session).

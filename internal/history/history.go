@@ -68,6 +68,21 @@ type Point struct {
 	Change float64
 	// Step is the change point that starts here, if one does.
 	Step *stats.ChangePoint
+	// Conditions are the run conditions of the point's first set that
+	// records them (nil: unknown); Mixed says how a later set of the
+	// point differs from them.
+	Conditions map[string]string
+	Mixed      []result.ConditionDiff
+}
+
+// StepConditions lists the run conditions that differ between the
+// points on either side of the change point cp: a step there may be the
+// conditions', not the kernel's, and is said so.
+func (s *Series) StepConditions(cp stats.ChangePoint) []result.ConditionDiff {
+	if cp.Index < 1 || cp.Index >= len(s.Points) {
+		return nil
+	}
+	return result.DiffConditions(s.Points[cp.Index-1].Conditions, s.Points[cp.Index].Conditions)
 }
 
 // Key names the series' benchmark as result.Benchmark.Key does.
@@ -145,6 +160,12 @@ func build(samples []store.Sample, q Query) ([]*Series, error) {
 		}
 		if len(p.Sets) == 0 || p.Sets[len(p.Sets)-1] != s.SetID {
 			p.Sets = append(p.Sets, s.SetID)
+			switch {
+			case p.Conditions == nil:
+				p.Conditions = s.Conditions
+			default:
+				p.Mixed = append(p.Mixed, result.DiffConditions(p.Conditions, s.Conditions)...)
+			}
 		}
 		p.Values = append(p.Values, s.Values...)
 	}
@@ -193,6 +214,12 @@ func sortedKeys[V any](m map[string]V) []string {
 // regression of the series' metric, by result.Metric.Worse, the one
 // direction rule.
 func (s *Series) StepVerdict(cp stats.ChangePoint) stats.Verdict {
+	if cp.Figures {
+		return stats.Inconclusive // single figures: no test
+	}
+	if s.Metric.Better == result.Neither {
+		return stats.Changed
+	}
 	if s.Metric.Worse(cp.Change) {
 		return stats.Regressed
 	}
@@ -244,7 +271,7 @@ func FromSets(sets []*result.Set, q Query) ([]*Series, error) {
 				}
 				m = b.Metrics[i]
 			}
-			samples = append(samples, store.Sample{SetID: s.ID, Created: s.Created, Labels: s.Labels, Bench: bi, Params: b.Params, Metric: m, Values: b.Values(m.Name)})
+			samples = append(samples, store.Sample{SetID: s.ID, Created: s.Created, Labels: s.Labels, Conditions: s.Conditions, Bench: bi, Params: b.Params, Metric: m, Values: b.Values(m.Name)})
 		}
 	}
 	return build(samples, q)

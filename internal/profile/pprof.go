@@ -145,3 +145,16 @@ func WritePprofFile(path, name string, gs []Group) (skipped []error, err error) 
 	}
 	return skipped, os.WriteFile(path, buf.Bytes(), 0o666)
 }
+
+// ExportPprof writes the profiles ref names (see Open) to the pprof file
+// output (profile pprof); skipped are the profiles left out, and why.
+func ExportPprof(ref, only, output string, src Source) (skipped []error, err error) {
+	if output == "" {
+		return nil, errors.New("profile pprof: -o/--output is required")
+	}
+	gs, err := Open(ref, only, src)
+	if err != nil {
+		return nil, err
+	}
+	return WritePprofFile(output, ref, gs)
+}

@@ -35,6 +35,13 @@ type Options struct {
 	// MaxSymbols and MaxStacks bound what a profile keeps (0: 1000 and
 	// 2000); a table cut by MaxSymbols gets a CutOff.
 	MaxSymbols, MaxStacks int
+	// MaxAnnotated is how many of the hottest symbols are annotated and
+	// kept with the profile (0: 8).
+	MaxAnnotated int
+	// Vmlinux is the kernel image perf annotate disassembles kernel
+	// symbols from; "" lets perf look for one (its build-id cache,
+	// /usr/lib/debug/boot/vmlinux-RELEASE, /proc/kcore).
+	Vmlinux string
 }
 
 func (o Options) event() string {
@@ -331,6 +338,7 @@ func Read(perf, data string, o Options) (*result.Profile, error) {
 		p.Symbols = p.Symbols[:max]
 		p.CutOff = p.Symbols[max-1].Overhead
 	}
+	annotateHot(perf, data, p, o)
 	if o.CallGraph {
 		out, err := perfOutput(perf, "script", "-i", data, "-F", "comm,tid,period,event,ip,sym,dso")
 		if err != nil {
@@ -362,16 +370,23 @@ func Read(perf, data string, o Options) (*result.Profile, error) {
 // perfOutput runs perf with args and returns its standard output; an
 // error quotes its standard error.
 func perfOutput(perf string, args ...string) ([]byte, error) {
-	var stdout, stderr bytes.Buffer
+	out, stderr, err := perfExec(perf, args...)
+	if err != nil {
+		return nil, fmt.Errorf("perf %s: %v: %s", args[0], err, lastLines(stderr, 2))
+	}
+	return out, nil
+}
+
+// perfExec runs perf with args and returns its standard output and error.
+func perfExec(perf string, args ...string) (stdout, stderr []byte, err error) {
+	var o, e bytes.Buffer
 	cmd := exec.Command(perf, args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Stdout, cmd.Stderr = &o, &e
 	// perf report pages through less when stdout is a terminal and reads
 	// ~/.perfconfig; neither applies to a pipe with PERF_CONFIG unset.
 	cmd.Env = append(os.Environ(), "PERF_PAGER=cat", "PERF_CONFIG=/dev/null")
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("perf %s: %v: %s", args[0], err, lastLines(stderr.Bytes(), 2))
-	}
-	return stdout.Bytes(), nil
+	err = cmd.Run()
+	return o.Bytes(), e.Bytes(), err
 }
 
 func lastLines(b []byte, n int) string {

@@ -12,7 +12,7 @@ import (
 )
 
 // CompareFormats are the formats WriteCompare knows.
-var CompareFormats = []string{"text", "markdown", "csv", "json", "benchfmt"}
+var CompareFormats = []string{"text", "markdown", "csv", "json", "benchfmt", HTMLFormat}
 
 // WriteCompare renders a comparison in format.
 func WriteCompare(w io.Writer, r *compare.Result, format string) error {
@@ -27,6 +27,8 @@ func WriteCompare(w io.Writer, r *compare.Result, format string) error {
 		return compareJSON(w, r)
 	case "benchfmt":
 		return Benchfmt(w, r.Inputs)
+	case HTMLFormat:
+		return WriteCompareHTML(w, r, HTMLOptions{})
 	default:
 		return fmt.Errorf("unknown format %q (one of %s)", format, strings.Join(CompareFormats, ", "))
 	}
@@ -137,6 +139,15 @@ func compareText(w io.Writer, r *compare.Result) {
 		}
 		fmt.Fprintf(w, "%s: %s%s\n", letter(i), n, role)
 	}
+	for i, cs := range r.Conditions {
+		if len(cs) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nrun conditions %s vs A (they move the figures as a kernel does):\n", letter(i+1))
+		for _, d := range cs {
+			writeWrapped(w, "  ! ", d.String(), 100)
+		}
+	}
 	for i, env := range r.Env {
 		if len(env) == 0 {
 			continue
@@ -171,7 +182,7 @@ func compareText(w io.Writer, r *compare.Result) {
 		if row.FromSummaries {
 			how = "± stddev from the summary; each summary one session"
 		}
-		fmt.Fprintf(w, "  %s (%s, %s is better; %s)\n", row.Metric.Name, unitOr(unit), row.Metric.Better, how)
+		fmt.Fprintf(w, "  %s (%s, %s; %s)\n", row.Metric.Name, unitOr(unit), BetterText(row.Metric.Better), how)
 		for i, s := range row.Sides {
 			sm := s.Summary
 			line := fmt.Sprintf("    %s n=%-3d %s ± %s (%.1f%%)", letter(i), sm.N, Num(sm.Mean), Num(sm.Stddev), sm.CV)
@@ -214,6 +225,18 @@ func compareText(w io.Writer, r *compare.Result) {
 	}
 }
 
+// BetterText says a metric's direction: "lower is better", "higher is
+// better", or for a count of the kernel's work "no better side".
+func BetterText(b result.Better) string {
+	switch b {
+	case result.Neither:
+		return "no better side"
+	case "":
+		return "lower is better"
+	}
+	return string(b) + " is better"
+}
+
 func unitOr(u string) string {
 	if u == "" {
 		return "no unit"
@@ -222,7 +245,9 @@ func unitOr(u string) string {
 }
 
 // latencySummary prints seed mail 002's summary lines: the mean of the run
-// means and the largest maximum, baseline to each other set.
+// means and the largest maximum, baseline to each other set. The mean's
+// words carry the verdict on the runs' means, never more than it says; the
+// maximum is one sample a side, and says so.
 func latencySummary(w io.Writer, lt compare.LatencyTable, names []string) {
 	means := make([]float64, len(lt.Runs))
 	maxes := make([]float64, len(lt.Runs))
@@ -240,8 +265,12 @@ func latencySummary(w io.Writer, lt compare.LatencyTable, names []string) {
 		if len(lt.Runs) > 2 {
 			prefix = letter(i) + " vs A: "
 		}
-		fmt.Fprintf(w, "  %sMean latency: %s -> %s (%s)\n", prefix, mailNum(means[0], lt.Unit), mailNum(means[i], lt.Unit), changeWords(means[0], means[i]))
-		fmt.Fprintf(w, "  %sMax latency: %s -> %s (%s)\n", prefix, mailNum(maxes[0], lt.Unit), mailNum(maxes[i], lt.Unit), changeWords(maxes[0], maxes[i]))
+		verdict := "no test of the means"
+		if i-1 < len(lt.Mean) {
+			verdict = lt.Mean[i-1].Verdict.Words()
+		}
+		fmt.Fprintf(w, "  %sMean latency: %s -> %s (%s)\n", prefix, mailNum(means[0], lt.Unit), mailNum(means[i], lt.Unit), changeWords(means[0], means[i], verdict))
+		fmt.Fprintf(w, "  %sMax latency: %s -> %s (%s; the largest of all runs, one sample a side: no test)\n", prefix, mailNum(maxes[0], lt.Unit), mailNum(maxes[i], lt.Unit), changeWords(maxes[0], maxes[i], ""))
 	}
 }
 
@@ -258,20 +287,34 @@ func mailNum(v float64, unit string) string {
 	return WithUnit(v, unit)
 }
 
-// changeWords says a latency change the way mails do: "38% improvement".
-func changeWords(a, b float64) string {
+// changeWords says a latency change the way mails do — "38% improvement"
+// — when the verdict is "improved" or "regressed" and agrees with the
+// sign; else the size and the verdict ("38% lower, inconclusive"), or
+// with no verdict (a single sample) the size alone ("60% lower").
+func changeWords(a, b float64, verdict string) string {
 	if a == 0 {
 		return "no baseline"
 	}
 	ch := (b - a) / a
-	switch {
-	case math.Abs(ch) < 0.005:
-		return "no change"
-	case ch < 0:
-		return fmt.Sprintf("%.0f%% improvement", -ch*100)
-	default:
-		return fmt.Sprintf("%.0f%% regression", ch*100)
+	if math.Abs(ch) < 0.005 {
+		if verdict == "" {
+			return "no change"
+		}
+		return "no change, " + verdict
 	}
+	size := fmt.Sprintf("%.0f%% lower", -ch*100)
+	if ch > 0 {
+		size = fmt.Sprintf("%.0f%% higher", ch*100)
+	}
+	switch {
+	case verdict == "improved" && ch < 0:
+		return fmt.Sprintf("%.0f%% improvement", -ch*100)
+	case verdict == "regressed" && ch > 0:
+		return fmt.Sprintf("%.0f%% regression", ch*100)
+	case verdict == "":
+		return size
+	}
+	return size + ", " + verdict
 }
 
 // latencyRuns prints the per-run tables side by side for two sets, one

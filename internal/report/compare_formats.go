@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +18,16 @@ import (
 // compareMarkdown prints one table: a row per workload × metric, the
 // baseline's and each set's mean ± stddev, change, interval, p and verdict.
 func compareMarkdown(w io.Writer, r *compare.Result) {
+	conds := false
+	for i, cs := range r.Conditions {
+		for _, d := range cs {
+			fmt.Fprintf(w, "- **run conditions** %s vs %s: %s\n", r.Names[i+1], r.Names[0], d)
+			conds = true
+		}
+	}
+	if conds {
+		fmt.Fprintln(w)
+	}
 	for i, env := range r.Env {
 		for _, d := range env {
 			fmt.Fprintf(w, "- %s vs %s: %s\n", r.Names[i+1], r.Names[0], d)
@@ -163,6 +174,7 @@ func compareJSON(w io.Writer, r *compare.Result) error {
 	out := struct {
 		Schema   string     `json:"schema"`
 		Names    []string   `json:"names"`
+		Conds    [][]string `json:"run_condition_differences,omitempty"`
 		Env      [][]string `json:"env_differences"`
 		Rows     []row      `json:"rows"`
 		GeoMean  []jnum     `json:"geomean_cost_ratio"`
@@ -170,6 +182,16 @@ func compareJSON(w io.Writer, r *compare.Result) error {
 	}{Schema: "kdelta/compare/v1", Names: r.Names, Env: r.Env, Warnings: r.Warnings}
 	for _, g := range r.GeoMean {
 		out.GeoMean = append(out.GeoMean, jnum(g))
+	}
+	for _, cs := range r.Conditions {
+		var ds []string
+		for _, d := range cs {
+			ds = append(ds, d.String())
+		}
+		out.Conds = append(out.Conds, ds)
+	}
+	if len(slices.Concat(out.Conds...)) == 0 {
+		out.Conds = nil
 	}
 	for _, rw := range r.Rows {
 		o := row{Workload: rw.Workload, Params: rw.Params, Metric: rw.Metric}

@@ -46,7 +46,7 @@ func figureRowText(w io.Writer, r *compare.Result, row compare.Row) bool {
 			return false
 		}
 	}
-	fmt.Fprintf(w, "  %s (%s, %s is better; single figures)\n", row.Metric.Name, unitOr(row.Metric.Unit), row.Metric.Better)
+	fmt.Fprintf(w, "  %s (%s, %s; single figures)\n", row.Metric.Name, unitOr(row.Metric.Unit), BetterText(row.Metric.Better))
 	for i, s := range row.Sides {
 		fmt.Fprintf(w, "    %s %s\n", letter(i), WithUnit(s.Values[0], row.Metric.Unit))
 		if i > 0 {

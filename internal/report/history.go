@@ -16,7 +16,7 @@ import (
 )
 
 // HistoryFormats are the formats WriteHistory knows.
-var HistoryFormats = []string{"text", "markdown", "csv", "json"}
+var HistoryFormats = []string{"text", "markdown", "csv", "json", HTMLFormat}
 
 // WriteHistory renders the series of kdelta history in format; opt are
 // the change-point options they were made with, which the output states.
@@ -30,6 +30,8 @@ func WriteHistory(w io.Writer, hs []*history.Series, opt stats.ChangePointOption
 		return historyCSV(w, hs)
 	case "json":
 		return historyJSON(w, hs, opt)
+	case HTMLFormat:
+		return WriteHistoryHTML(w, hs, opt, HTMLOptions{})
 	default:
 		return CheckFormat(format, HistoryFormats)
 	}
@@ -62,8 +64,30 @@ func stepText(h *history.Series, cp *stats.ChangePoint) string {
 	if cp == nil {
 		return ""
 	}
+	what := string(h.StepVerdict(*cp))
+	if cp.Figures {
+		// One value a point: the size, and no verdict.
+		what = "(one value a point: the size alone, untested)"
+		if ds := h.StepConditions(*cp); len(ds) > 0 {
+			what += ", where the run conditions change (" + conditionList(ds) + ")"
+		}
+		return fmt.Sprintf("<< step %s (%s -> %s) %s", Pct(cp.Change), Num(cp.Before), Num(cp.After), what)
+	}
+	if ds := h.StepConditions(*cp); len(ds) > 0 {
+		// Not the kernel's step, as far as anyone can tell: say whose.
+		what = "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+	}
 	return fmt.Sprintf("<< step %s (%s, mean %s -> %s) %s", Pct(cp.Change), PValue(cp.P),
-		Num(cp.Before), Num(cp.After), h.StepVerdict(*cp))
+		Num(cp.Before), Num(cp.After), what)
+}
+
+// conditionList joins condition differences for one line.
+func conditionList(ds []result.ConditionDiff) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.String()
+	}
+	return strings.Join(parts, "; ")
 }
 
 func changeText(x float64) string {
@@ -127,6 +151,11 @@ func historyText(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		writeAligned(w, "  ", rows, right)
 		if len(h.Steps) == 0 {
 			fmt.Fprintln(w, "  no change points")
+		}
+		for _, p := range h.Points {
+			if len(p.Mixed) > 0 {
+				fmt.Fprintf(w, "  warning: %s %s: its sets ran under different conditions (%s)\n", h.By, p.Label, conditionList(p.Mixed))
+			}
 		}
 	}
 	fmt.Fprintln(w, historyFooter(opt))
@@ -203,6 +232,8 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		Before  jnum   `json:"before"`
 		After   jnum   `json:"after"`
 		Verdict string `json:"verdict"`
+		// Conditions are the run conditions that change at the step.
+		Conditions []string `json:"conditions_changed,omitempty"`
 	}
 	type point struct {
 		Label  string   `json:"label"`
@@ -237,7 +268,10 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 			pt := point{Label: p.Label, Sets: p.Sets, N: p.Summary.N, Median: jnum(p.Summary.Median),
 				Mean: jnum(p.Summary.Mean), Stddev: jnum(p.Summary.Stddev), Change: jnum(p.Change)}
 			if cp := p.Step; cp != nil {
-				pt.Step = &step{jnum(cp.Change), jnum(cp.P), jnum(cp.Before), jnum(cp.After), string(h.StepVerdict(*cp))}
+				pt.Step = &step{jnum(cp.Change), jnum(cp.P), jnum(cp.Before), jnum(cp.After), string(h.StepVerdict(*cp)), nil}
+				for _, d := range h.StepConditions(*cp) {
+					pt.Step.Conditions = append(pt.Step.Conditions, d.String())
+				}
 			}
 			s.Points = append(s.Points, pt)
 		}

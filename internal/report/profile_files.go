@@ -23,3 +23,17 @@ func WriteFileDiffs(w io.Writer, fds []profile.FileDiff, format string) error {
 	}
 	return nil
 }
+
+// WriteCompareProfiles appends the profile diffs of compare --profile to
+// a text or Markdown comparison, after the warnings of the files whose
+// profiles could not be diffed; other formats get only a warning.
+func WriteCompareProfiles(w, errw io.Writer, fds []profile.FileDiff, warnings []error, format string) error {
+	if format != "text" && format != "markdown" {
+		fmt.Fprintf(errw, "kdelta: warning: --profile: profile diffs are appended to text and markdown output only (kdelta profile diff --format %s A B gives them alone)\n", format)
+		return nil
+	}
+	for _, err := range warnings {
+		fmt.Fprintf(errw, "kdelta: warning: --profile: %v\n", err)
+	}
+	return WriteFileDiffs(w, fds, format)
+}

@@ -390,7 +390,7 @@ func statBenchmarks(in *input, s *Set, blocks []*statBlock) {
 		}
 		for _, e := range all {
 			unit := e.unit
-			addMetric(bench, Metric{Name: e.name, Unit: unit, Better: Lower})
+			addMetric(bench, Metric{Name: e.name, Unit: unit, Better: CounterBetter(e.name, unit)})
 		}
 		if summary {
 			bench.Summaries = map[string]Summary{}

@@ -61,7 +61,7 @@ func validSet(path string, s *Set) error {
 		keys[b.Key()] = true
 		declared := map[string]bool{}
 		for _, m := range b.Metrics {
-			if m.Name == "" || (m.Better != Lower && m.Better != Higher) {
+			if m.Name == "" || (m.Better != Lower && m.Better != Higher && m.Better != Neither) {
 				return fmt.Errorf("%s: %s: bad metric %+v", path, b.Key(), m)
 			}
 			if declared[m.Name] {

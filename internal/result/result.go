@@ -18,15 +18,19 @@ const Schema = "kdelta/result/v1"
 // A Set is the result of one kdelta run: the unit that is stored, shown and
 // compared.
 type Set struct {
-	Schema     string               `json:"schema"`
-	ID         string               `json:"id"`
-	Created    time.Time            `json:"created"`
-	Tool       string               `json:"tool"`
-	Command    []string             `json:"command,omitempty"`
-	Labels     map[string]string    `json:"labels"`
-	Env        *sysinfo.Fingerprint `json:"env,omitempty"`
-	Benchmarks []*Benchmark         `json:"benchmarks"`
-	Warnings   []string             `json:"warnings,omitempty"`
+	Schema  string               `json:"schema"`
+	ID      string               `json:"id"`
+	Created time.Time            `json:"created"`
+	Tool    string               `json:"tool"`
+	Command []string             `json:"command,omitempty"`
+	Labels  map[string]string    `json:"labels"`
+	Env     *sysinfo.Fingerprint `json:"env,omitempty"`
+	// Conditions are the run conditions the set was measured under
+	// (conditions.go): placement, policy, shield, counters, warm-up, the
+	// tool's version; nil for an import, which does not know them.
+	Conditions map[string]string `json:"conditions,omitempty"`
+	Benchmarks []*Benchmark      `json:"benchmarks"`
+	Warnings   []string          `json:"warnings,omitempty"`
 	// Complete is false while runs are still being added, and stays false
 	// when kdelta was interrupted or killed.
 	Complete bool `json:"complete"`
@@ -37,10 +41,12 @@ type Set struct {
 // direction and one rule for it.
 type Better = stats.Better
 
-// The two directions.
+// The directions; Neither is a figure with no better side (a context
+// switch), whose clear change is "changed".
 const (
-	Lower  = stats.Lower
-	Higher = stats.Higher
+	Lower   = stats.Lower
+	Higher  = stats.Higher
+	Neither = stats.Neither
 )
 
 // Worse reports whether a relative change of the metric (B/A − 1) is for
@@ -104,6 +110,11 @@ type Profile struct {
 	// Stacks are call stacks with their samples, heaviest first, when the
 	// profile was recorded with call graphs.
 	Stacks []ProfileStack `json:"stacks,omitempty"`
+	// Annotated says annotations were taken (kdelta profile annotate):
+	// Annotations hold the hottest symbols', and a profile recorded
+	// before kdelta kept them has none.
+	Annotated   bool                `json:"annotated,omitempty"`
+	Annotations []ProfileAnnotation `json:"annotations,omitempty"`
 	// Unavailable says why no profile was taken (perf missing, refused).
 	Unavailable string   `json:"unavailable,omitempty"`
 	Warnings    []string `json:"warnings,omitempty"`

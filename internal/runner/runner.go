@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -82,6 +83,37 @@ type Options struct {
 	// Metrics are reported by every benchmark on top of its workload's
 	// (the window's figures), and defined in the set after them.
 	Metrics []result.Metric
+	// Conditions are the run conditions the caller knows beside the
+	// runner's own (counters and probes, functions timed): recorded in
+	// the set with CPUs, FIFO, shield, warm-up and version (Conditions).
+	Conditions map[string]string
+}
+
+// RunConditions returns the run conditions of a set measured with opt:
+// the caller's, and the placement, policy, shield, warm-up runs and
+// version the runner knows.
+func (opt *Options) RunConditions() map[string]string {
+	c := map[string]string{
+		result.CondCPUs:        "all",
+		result.CondFIFO:        "off",
+		result.CondShield:      "off",
+		result.CondFuncLatency: "off",
+		result.CondWarmup:      strconv.Itoa(opt.Warmup),
+		result.CondVersion:     opt.Version,
+	}
+	if opt.CPUs != nil {
+		c[result.CondCPUs] = sys.FormatCPUList(opt.CPUs)
+	}
+	if opt.FIFO > 0 {
+		c[result.CondFIFO] = strconv.Itoa(opt.FIFO)
+	}
+	if opt.Env != nil && opt.Env.Shield != nil {
+		c[result.CondShield] = opt.Env.Shield.CPUs
+	}
+	for k, v := range opt.Conditions {
+		c[k] = v
+	}
+	return c
 }
 
 // A Window watches the kernel over the timed part of a run. The child
@@ -176,14 +208,15 @@ func probeFIFO(prio int) error {
 // NewSet starts an empty result set for specs.
 func NewSet(specs []workload.Spec, opt *Options) *result.Set {
 	s := &result.Set{
-		Schema:   result.Schema,
-		ID:       newID(),
-		Created:  time.Now().UTC(),
-		Tool:     "kdelta " + opt.Version,
-		Command:  opt.Command,
-		Labels:   map[string]string{},
-		Env:      opt.Env,
-		Warnings: opt.Warnings,
+		Schema:     result.Schema,
+		ID:         newID(),
+		Created:    time.Now().UTC(),
+		Tool:       "kdelta " + opt.Version,
+		Command:    opt.Command,
+		Labels:     map[string]string{},
+		Env:        opt.Env,
+		Conditions: opt.RunConditions(),
+		Warnings:   opt.Warnings,
 	}
 	for k, v := range opt.Labels {
 		s.Labels[k] = v

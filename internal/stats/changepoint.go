@@ -32,6 +32,11 @@ type ChangePoint struct {
 	// Before and After are the means of the runs of the segment before the
 	// step and of the segment after it.
 	Before, After float64
+	// Figures marks a step of a series of single figures, one value a
+	// point (a mail's one bogo-ops/s per build): no spread, so no test —
+	// P is NaN — and the step is the change from the figure before, at
+	// least MinMagnitude, said as a size, never a verdict.
+	Figures bool
 }
 
 // ChangePointOptions say what counts as a change point. Zero fields take
@@ -132,6 +137,9 @@ func (o ChangePointOptions) withDefaults() ChangePointOptions {
 // without values cannot start a step. Groups are not modified.
 func ChangePoints(series []Group, opt ChangePointOptions) []ChangePoint {
 	opt = opt.withDefaults()
+	if figures(series) {
+		return figureSteps(series, opt.MinMagnitude)
+	}
 	s := newCPSeries(series)
 	splits := s.merge(s.candidates(opt), opt.Alpha, opt.MinMagnitude)
 	var out []ChangePoint
@@ -450,4 +458,34 @@ func meanStddev(xs []float64) (m, sd float64) {
 		comp += d
 	}
 	return m, math.Sqrt(math.Max((ss-comp*comp/float64(n))/float64(n-1), 0))
+}
+
+// figures tells whether every group of series, two at least, holds one
+// finite value.
+func figures(series []Group) bool {
+	if len(series) < 2 {
+		return false
+	}
+	for _, g := range series {
+		if len(g.Values) != 1 || math.IsNaN(g.Values[0]) || math.IsInf(g.Values[0], 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// figureSteps are the steps of a series of single figures: each change
+// from the figure before of at least min, untested.
+func figureSteps(series []Group, min float64) []ChangePoint {
+	var out []ChangePoint
+	for g := 1; g < len(series); g++ {
+		a, b := series[g-1].Values[0], series[g].Values[0]
+		if a == 0 {
+			continue
+		}
+		if ch := (b - a) / math.Abs(a); math.Abs(ch) >= min {
+			out = append(out, ChangePoint{Index: g, Label: series[g].Label, Change: ch, P: math.NaN(), Before: a, After: b, Figures: true})
+		}
+	}
+	return out
 }

@@ -249,7 +249,8 @@ func TestChangePointsEdgeCases(t *testing.T) {
 		{"one group", []Group{{"a", []float64{1, 2, 3}}}, nil},
 		{"constant", []Group{{"a", []float64{5, 5, 5}}, {"b", []float64{5, 5, 5}}}, nil},
 		{"constant step", []Group{{"a", []float64{5, 5, 5}}, {"b", []float64{9, 9, 9}}}, []int{1}},
-		{"one run a side", []Group{{"a", []float64{5}}, {"b", []float64{9}}}, nil},
+		// Single figures: the size alone, untested (TestChangePointsFigures).
+		{"one run a side", []Group{{"a", []float64{5}}, {"b", []float64{9}}}, []int{1}},
 		{"non-finite only", []Group{{"a", []float64{nan, math.Inf(1)}}, {"b", []float64{nan}}}, nil},
 		{"empty group before the step", []Group{
 			{"a", []float64{10, 10.1, 9.9}}, {"b", []float64{10, 10.1, 9.9}},
@@ -372,4 +373,26 @@ func FuzzChangePoints(f *testing.F) {
 			t.Fatalf("not deterministic: %+v then %+v", got, again)
 		}
 	})
+}
+
+// TestChangePointsFigures checks a series of single figures, seed mail
+// 000's one bogo-ops/s per ELN build: the step at 6.16 is found by its
+// size, marked untested, and the 3% move after it is not a step.
+func TestChangePointsFigures(t *testing.T) {
+	series := []Group{{"6.15-rc6-eln148", []float64{103207}}, {"6.16-eln150", []float64{70281}}, {"6.18-eln154", []float64{72552}}}
+	cps := ChangePoints(series, ChangePointOptions{})
+	if len(cps) != 1 {
+		t.Fatalf("change points %+v, want one at 6.16", cps)
+	}
+	cp := cps[0]
+	if cp.Index != 1 || !cp.Figures || !math.IsNaN(cp.P) || math.Abs(cp.Change-(70281.0/103207-1)) > 1e-12 {
+		t.Errorf("step %+v, want at 6.16-eln150, untested, %.4f", cp, 70281.0/103207-1)
+	}
+	// A series with any spread is tested as before, never as figures.
+	series[0].Values = append(series[0].Values, 103000)
+	for _, cp := range ChangePoints(series, ChangePointOptions{}) {
+		if cp.Figures {
+			t.Errorf("a point with two runs made a figure step: %+v", cp)
+		}
+	}
 }

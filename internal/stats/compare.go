@@ -17,10 +17,15 @@ const (
 // one word for a direction in kdelta: result.Better is this type.
 type Better string
 
-// The two directions. The zero Better means Lower, as for every time.
+// The directions. The zero Better means Lower, as for every time.
+// Neither is a figure with no better side of its own — a context switch,
+// a migration, a system call per operation: more of them is more work of
+// the kernel, neither good nor bad until a time says so — whose clear
+// change is Changed, never Improved or Regressed.
 const (
-	Lower  Better = "lower"
-	Higher Better = "higher"
+	Lower   Better = "lower"
+	Higher  Better = "higher"
+	Neither Better = "neither"
 )
 
 // Worse reports whether a relative change of a metric (B/A − 1) in
@@ -28,8 +33,11 @@ const (
 // into good or bad (result.Metric.Worse is this rule on a metric): an
 // empty Better means Lower, everywhere.
 func (b Better) Worse(change float64) bool {
-	if b == Higher {
+	switch b {
+	case Higher:
 		return change < 0
+	case Neither:
+		return false
 	}
 	return change > 0
 }
@@ -48,7 +56,19 @@ const (
 	// Inconclusive is everything else: the interval straddles a threshold,
 	// or the samples are too small to reach α.
 	Inconclusive Verdict = "inconclusive"
+	// Changed is Improved or Regressed of a figure whose direction is
+	// Neither: the change is real, and says nothing good or bad by itself.
+	Changed Verdict = "changed"
 )
+
+// Words is the verdict as a sentence says it: "no change" for NoChange's
+// "~" of the tables, the others as they are.
+func (v Verdict) Words() string {
+	if v == NoChange {
+		return "no change"
+	}
+	return string(v)
+}
 
 // maxNeedRuns caps the estimate of the runs needed: beyond it the change sits
 // so close to the threshold that no practical number of runs settles it.
@@ -93,9 +113,9 @@ func (o Options) Validate() error {
 		errs = append(errs, fmt.Errorf("test %q is not %q or %q", o.Test, TestMannWhitney, TestWelch))
 	}
 	switch o.Better {
-	case "", Lower, Higher:
+	case "", Lower, Higher, Neither:
 	default:
-		errs = append(errs, fmt.Errorf("better %q is not %q or %q", o.Better, Lower, Higher))
+		errs = append(errs, fmt.Errorf("better %q is not %q, %q or %q", o.Better, Lower, Higher, Neither))
 	}
 	return errors.Join(errs...)
 }
@@ -117,7 +137,7 @@ func (o Options) withDefaults() (Options, []string) {
 	if o.Test != TestWelch {
 		o.Test = d.Test
 	}
-	if o.Better != Higher {
+	if o.Better != Higher && o.Better != Neither {
 		o.Better = d.Better
 	}
 	for i, n := range o.Names {
@@ -283,7 +303,10 @@ func Decide(p float64, ci [2]float64, reachable bool, opt Options) Verdict {
 		if hi < -thr {
 			end = hi
 		}
-		if opt.Better.Worse(end) {
+		switch {
+		case opt.Better == Neither:
+			return Changed
+		case opt.Better.Worse(end):
 			return Regressed
 		}
 		return Improved

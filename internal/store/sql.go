@@ -45,7 +45,7 @@ func (s *sqlStore) rebind(query string) string {
 	return b.String()
 }
 
-func (s *sqlStore) exec(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+func (s *sqlStore) exec(ctx context.Context, tx execer, query string, args ...any) error {
 	_, err := tx.ExecContext(ctx, s.rebind(query), args...)
 	return err
 }
@@ -117,17 +117,23 @@ func (s *sqlStore) inTx(ctx context.Context, f func(*sql.Tx) error) error {
 // tens of runs that a run makes, and it stays right for any change.
 func (s *sqlStore) save(ctx context.Context, tx *sql.Tx, set *result.Set, body []byte) error {
 	now := time.Now()
-	err := s.exec(ctx, tx, `INSERT INTO sets (id, created, updated, tool, kernel, complete, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
+	err := s.exec(ctx, tx, `INSERT INTO sets (id, created, updated, tool, kernel, complete, conditions, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET created = excluded.created, updated = excluded.updated,
-			tool = excluded.tool, kernel = excluded.kernel, complete = excluded.complete, body = excluded.body`,
-		set.ID, nanos(set.Created), nanos(now), set.Tool, kernelOf(set), flag(set.Complete), string(body))
+			tool = excluded.tool, kernel = excluded.kernel, complete = excluded.complete,
+			conditions = excluded.conditions, body = excluded.body`,
+		set.ID, nanos(set.Created), nanos(now), set.Tool, kernelOf(set), flag(set.Complete), result.FormatConditions(set.Conditions), string(body))
 	if err != nil {
 		return err
 	}
 	if err := s.deleteRows(ctx, tx, set.ID, false); err != nil {
 		return err
 	}
+	return s.insertRows(ctx, tx, set)
+}
+
+// insertRows writes the rows of set in every table but sets.
+func (s *sqlStore) insertRows(ctx context.Context, tx execer, set *result.Set) error {
 	var labels, benchmarks, metrics, runs, values [][]any
 	for _, k := range sortedKeys(set.Labels) {
 		labels = append(labels, []any{set.ID, k, set.Labels[k]})
@@ -179,14 +185,14 @@ const maxParams = 900
 // as a round trip per row would make it several times slower; SQLite,
 // in the same process, is fastest with one prepared statement run per row,
 // which it need not parse again.
-func (s *sqlStore) insert(ctx context.Context, tx *sql.Tx, table, cols string, rows [][]any) error {
+func (s *sqlStore) insert(ctx context.Context, tx execer, table, cols string, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
 	width := len(rows[0])
 	tuple := "(" + strings.TrimSuffix(strings.Repeat("?, ", width), ", ") + ")"
-	if !s.pg {
-		stmt, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" ("+cols+") VALUES "+tuple)
+	if ptx, ok := tx.(*sql.Tx); ok && !s.pg {
+		stmt, err := ptx.PrepareContext(ctx, "INSERT INTO "+table+" ("+cols+") VALUES "+tuple)
 		if err != nil {
 			return fmt.Errorf("insert into %s: %w", table, err)
 		}
@@ -321,7 +327,12 @@ func where(f Filter) (string, []any) {
 		args = append(args, l.Name, l.Value)
 	}
 	if f.Workload != "" {
-		conds = append(conds, "EXISTS (SELECT 1 FROM benchmarks bx WHERE bx.set_id = sx.id AND bx.workload = ?)")
+		// || '' keeps SQLite from scanning the workload's index (which
+		// every set's benchmark may be in) once per set instead of
+		// looking the set's benchmarks up: kdelta serve's history page of
+		// 10,000 sets took 11 s with the scan, 0.5 s without
+		// (bench/web.sh).
+		conds = append(conds, "EXISTS (SELECT 1 FROM benchmarks bx WHERE bx.set_id = sx.id AND bx.workload || '' = ?)")
 		args = append(args, f.Workload)
 	}
 	return strings.Join(conds, " AND "), args
@@ -415,7 +426,7 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
 	if q.Metric == "" {
 		metricCond, margs = "m.pos = 0", nil
 	}
-	query := `SELECT b.set_id, sx.created, b.bench, b.params, m.name, m.unit, m.better, v.value
+	query := `SELECT b.set_id, sx.created, sx.conditions, b.bench, b.params, m.name, m.unit, m.better, v.value
 		FROM benchmarks b
 		JOIN sets sx ON sx.id = b.set_id
 		JOIN metrics m ON m.set_id = b.set_id AND m.bench = b.bench
@@ -430,11 +441,11 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
 	}
 	var out []Sample
 	for rows.Next() {
-		var id, params, name, unit, better string
+		var id, conds, params, name, unit, better string
 		var created int64
 		var bench int
 		var v float64
-		if err := rows.Scan(&id, &created, &bench, &params, &name, &unit, &better, &v); err != nil {
+		if err := rows.Scan(&id, &created, &conds, &bench, &params, &name, &unit, &better, &v); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("%s: %w", s.loc, err)
 		}
@@ -447,7 +458,7 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
 			continue
 		}
 		out = append(out, Sample{
-			SetID: id, Created: fromNanos(created), Bench: bench, Params: p,
+			SetID: id, Created: fromNanos(created), Conditions: result.ParseConditions(conds), Bench: bench, Params: p,
 			Metric: result.Metric{Name: name, Unit: unit, Better: result.Better(better)},
 			Values: []float64{v},
 		})

@@ -111,10 +111,12 @@ type Sample struct {
 	SetID   string
 	Created time.Time
 	Labels  map[string]string
-	Bench   int // the benchmark's position in the set
-	Params  map[string]string
-	Metric  result.Metric
-	Values  []float64
+	// Conditions are the set's run conditions (nil: unknown).
+	Conditions map[string]string
+	Bench      int // the benchmark's position in the set
+	Params     map[string]string
+	Metric     result.Metric
+	Values     []float64
 }
 
 // Key names the sample's benchmark as result.Benchmark.Key does.

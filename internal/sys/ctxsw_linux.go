@@ -177,3 +177,59 @@ func (m *RawCPUMask) Apply() unix.Errno {
 	_, _, e := unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(m.set), uintptr(unsafe.Pointer(&m.set)))
 	return e
 }
+
+// RawPingPong is perf bench sched pipe's worker loop on a locked thread:
+// loops round trips of a 4-byte token, reading from rfd first when
+// readFirst, else writing to wfd first. Nosplit through and through, like
+// the calls above, so that sysmon's preemption of a goroutine running for
+// over 10 ms is never taken inside the loop: taking it would hand the
+// locked thread's P to another thread and wake the runtime's idle
+// threads every 10 ms of the window (seen as futex wake-ups of three
+// other threads, 220 a second, before this loop was nosplit). eof says
+// the other end closed first.
+//
+//go:nosplit
+func RawPingPong(rfd, wfd, loops int, readFirst bool) (eof bool, e unix.Errno) {
+	var tok [4]byte
+	for i := 0; i < loops; i++ {
+		if readFirst {
+			if eof, e = RawReadN(rfd, &tok[0], len(tok)); eof || e != 0 {
+				return eof, e
+			}
+			if e = RawWriteN(wfd, &tok[0], len(tok)); e != 0 {
+				return false, e
+			}
+			continue
+		}
+		if e = RawWriteN(wfd, &tok[0], len(tok)); e != 0 {
+			return false, e
+		}
+		if eof, e = RawReadN(rfd, &tok[0], len(tok)); eof || e != 0 {
+			return eof, e
+		}
+	}
+	return false, 0
+}
+
+// RawMembarrierGlobal makes one membarrier(MEMBARRIER_CMD_GLOBAL) call
+// for each element of lat and stores its latency there, in ms, timed with
+// RawMonotonicNs; it returns how many calls it made. Each call blocks for
+// an RCU grace period. Through the runtime's syscall path the thread's P
+// would be handed off at every call and idle runtime threads woken (380
+// wake-ups a second besides the caller's own, measured); raw and nosplit,
+// the caller keeps its P (GOMAXPROCS is raised for every caller) and only
+// sysmon looks in, at most once per 10 ms.
+//
+//go:nosplit
+func RawMembarrierGlobal(lat []float64) (int, unix.Errno) {
+	for i := range lat {
+		t0 := RawMonotonicNs()
+		_, _, e := unix.RawSyscall(unix.SYS_MEMBARRIER, MembarrierGlobal, 0, 0)
+		t1 := RawMonotonicNs()
+		if e != 0 {
+			return i, e
+		}
+		lat[i] = float64(t1-t0) / 1e6
+	}
+	return len(lat), 0
+}

@@ -50,3 +50,11 @@ func NewRawCPUMask(cpus []int) (RawCPUMask, error) { return RawCPUMask{}, ErrNot
 
 // Apply answers ENOSYS: affinity is Linux's.
 func (m *RawCPUMask) Apply() syscall.Errno { return syscall.ENOSYS }
+
+// RawPingPong answers ENOSYS: the raw calls are Linux's.
+func RawPingPong(rfd, wfd, loops int, readFirst bool) (eof bool, e syscall.Errno) {
+	return false, syscall.ENOSYS
+}
+
+// RawMembarrierGlobal answers ENOSYS: membarrier is Linux's.
+func RawMembarrierGlobal(lat []float64) (int, syscall.Errno) { return 0, syscall.ENOSYS }

@@ -236,3 +236,43 @@ func majorMinor(v string) (int, int, bool) {
 	min, err2 := strconv.Atoi(f[1])
 	return maj, min, err1 == nil && err2 == nil
 }
+
+// Values returns the named items of fingerprints a and b, each as a
+// Difference whose Same says whether they agree, in the order named; an
+// item neither fingerprint has is left out. It is for reports that say
+// "same" explicitly for the items reviewers ask about, which Diff lists
+// only when they differ.
+func Values(a, b *Fingerprint, fields ...string) []Difference {
+	if a == nil {
+		a = &Fingerprint{}
+	}
+	if b == nil {
+		b = &Fingerprint{}
+	}
+	find := func(es []entry, name string) (Fact, bool) {
+		for _, e := range es {
+			if e.name == name {
+				return e.fact, true
+			}
+		}
+		return Fact{}, false
+	}
+	ea, eb := a.entries(), b.entries()
+	var out []Difference
+	for _, f := range fields {
+		fa, okA := find(ea, f)
+		fb, okB := find(eb, f)
+		if !okA && !okB {
+			continue
+		}
+		va, vb := absent, absent
+		if okA {
+			va = fa.String()
+		}
+		if okB {
+			vb = fb.String()
+		}
+		out = append(out, Difference{Field: f, A: va, B: vb, Same: va == vb && fa.Known(), Relevant: true})
+	}
+	return out
+}

@@ -302,31 +302,19 @@ func pipePeer(args []string, files []*os.File) error {
 
 // pingPong is perf's worker_thread: worker 0 reads then writes in legacy
 // order, worker 1 writes then reads; in symmetric order both write first.
+// The loop is sys.RawPingPong, which the Go scheduler cannot preempt.
 func pingPong(nr, rfd, wfd, loops int, symmetric bool, cpu int) error {
 	if cpu >= 0 {
 		if err := sys.SetAffinity(0, []int{cpu}); err != nil {
 			return err
 		}
 	}
-	var buf [4]byte
-	b := buf[:]
-	readFirst := nr == 0 && !symmetric
-	for i := 0; i < loops; i++ {
-		if readFirst {
-			if err := sys.RawReadFull(rfd, b); err != nil {
-				return err
-			}
-			if err := sys.RawWriteFull(wfd, b); err != nil {
-				return err
-			}
-		} else {
-			if err := sys.RawWriteFull(wfd, b); err != nil {
-				return err
-			}
-			if err := sys.RawReadFull(rfd, b); err != nil {
-				return err
-			}
-		}
+	eof, e := sys.RawPingPong(rfd, wfd, loops, nr == 0 && !symmetric)
+	switch {
+	case e != 0:
+		return fmt.Errorf("pipe fds %d, %d: %w", rfd, wfd, e)
+	case eof:
+		return fmt.Errorf("read fd %d: unexpected EOF", rfd)
 	}
 	return nil
 }

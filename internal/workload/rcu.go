@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
@@ -103,9 +102,8 @@ func (rcuLatency) Run(t *Task) error {
 	recordRCUSettings(t, "/")
 
 	lat := make([]float64, calls*callers)
-	// Every caller may sit in membarrier at once. The calls go through the
-	// runtime's blocking path (sys.Membarrier), so this only matters for
-	// turning the collector off.
+	// Every caller sits in a raw membarrier at once, holding its P: one
+	// each, and the collector off.
 	Prepare(callers)
 	if callers == 1 {
 		if err := t.Ready(); err != nil {
@@ -136,19 +134,12 @@ func (rcuLatency) Run(t *Task) error {
 }
 
 // membarrierCalls fills lat with the latency, in ms, of one
-// MEMBARRIER_CMD_GLOBAL call each. The call blocks for a grace period
-// (milliseconds), so it takes the runtime's ordinary syscall path: a raw
-// call would hold its P for the whole wait, and the microsecond the
-// runtime's bookkeeping costs is lost in the grace period.
+// MEMBARRIER_CMD_GLOBAL call each, on the calling (locked) thread:
+// sys.RawMembarrierGlobal, a raw nosplit loop, so that no runtime thread
+// is woken while the call waits for its grace period.
 func membarrierCalls(lat []float64) error {
-	for i := range lat {
-		start := time.Now()
-		_, err := sys.Membarrier(sys.MembarrierGlobal, 0)
-		el := time.Since(start)
-		if err != nil {
-			return fmt.Errorf("membarrier(MEMBARRIER_CMD_GLOBAL) call %d: %w", i+1, err)
-		}
-		lat[i] = float64(el.Nanoseconds()) / 1e6
+	if n, e := sys.RawMembarrierGlobal(lat); e != 0 {
+		return fmt.Errorf("membarrier(MEMBARRIER_CMD_GLOBAL) call %d: %w", n+1, e)
 	}
 	return nil
 }

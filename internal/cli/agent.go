@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/kdelta/kdelta/internal/lab"
+)
+
+func newAgentCmd() *cobra.Command {
+	var o lab.AgentOptions
+	var loc, labels string
+	c := &cobra.Command{
+		Use:   "agent [--store URL] [--name NAME] [--labels k=v,...] [--once]",
+		Short: "Run the lab's jobs queued for this machine, each run stored as it finishes",
+		Long:  longHelp("agent"),
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			var err error
+			if o.Labels, err = lab.ParseLabels(labels, "--labels"); err != nil {
+				return err
+			}
+			o.Store, o.Log = storeLocation(c.Context(), loc), c.ErrOrStderr()
+			return lab.RunAgent(c.Context(), o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&loc, "store", "", storeUsage)
+	f.StringVar(&o.Name, "name", "", "the agent's name in the lab (default: the host name)")
+	f.StringVar(&labels, "labels", "", "labels that submit --select and --each match, k=v[,k=v...] (host, arch and cpus are added)")
+	f.BoolVar(&o.Once, "once", false, "stop when no job is queued for this agent and none runs")
+	f.DurationVar(&o.Lease, "lease", lab.DefaultLease, "how long this agent's heartbeat may stop before the others hand its job back")
+	return c
+}

@@ -1,0 +1,122 @@
+package lab
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Kind is the River kind of a lab job.
+const Kind = "kdelta"
+
+// Commands are the kdelta commands a lab job may run, and noop, which an
+// agent completes at once without measuring: a probe of the dispatch
+// (bench/lab.sh) and of an agent's health. A vm job boots its kernels in
+// qemu on the agent; it writes its sets when its last boot is done, so it
+// is stored whole rather than run by run.
+var Commands = []string{"run", "ab", "stat", "vm", "noop"}
+
+// JobArgs describe one lab job: a kdelta command line that the agent runs
+// with the runs recorded in the lab's store.
+type JobArgs struct {
+	// Command is run, ab, stat or noop; Args follow it.
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	// Runs is the measured runs asked of each benchmark and cell, which a
+	// job run again completes rather than repeats; 0 for a vm job, whose
+	// boots say.
+	Runs int `json:"runs"`
+	// Until says the session stops when it is conclusive (after at least
+	// Runs runs).
+	Until bool `json:"until,omitempty"`
+	// Select is the labels the job asked of its agent (k=v,...), and
+	// Agent the agent it was queued for.
+	Select string `json:"select,omitempty"`
+	Agent  string `json:"agent"`
+}
+
+// Kind is River's name for the job's kind.
+func (JobArgs) Kind() string { return Kind }
+
+// CommandLine is the job as a kdelta command line.
+func (a JobArgs) CommandLine() string {
+	return strings.Join(append([]string{a.Command}, a.Args...), " ")
+}
+
+// Labels are an agent's labels or a job's selection: name=value pairs.
+type Labels map[string]string
+
+var labelName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// ParseLabels reads k=v[,k=v...]; where names the flag in errors.
+func ParseLabels(s, where string) (Labels, error) {
+	l := Labels{}
+	if strings.TrimSpace(s) == "" {
+		return l, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok || !labelName.MatchString(k) || !labelName.MatchString(v) {
+			return nil, fmt.Errorf("%s: %q is not NAME=VALUE (letters, digits, _ . -)", where, kv)
+		}
+		if _, dup := l[k]; dup {
+			return nil, fmt.Errorf("%s: label %s twice", where, k)
+		}
+		l[k] = v
+	}
+	return l, nil
+}
+
+// String writes the labels as ParseLabels reads them, sorted.
+func (l Labels) String() string {
+	keys := make([]string, 0, len(l))
+	for k := range l {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + l[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+// Match tells whether an agent with labels l has every label of sel.
+func (l Labels) Match(sel Labels) bool {
+	for k, v := range sel {
+		if l[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+var agentName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// checkName refuses agent names that are not host-name-like.
+func checkName(name string) error {
+	if !agentName.MatchString(name) || len(name) > 200 {
+		return fmt.Errorf("--name: %q is not an agent name (letters, digits, _ . -)", name)
+	}
+	return nil
+}
+
+var notQueue = regexp.MustCompile(`[^a-z0-9]+`)
+
+// queueOf is the River queue of the agent named name: its name in the
+// letters River allows, and a digest of the name when that alone could
+// be mistaken for another's.
+func queueOf(name string) string {
+	s := strings.Trim(notQueue.ReplaceAllString(strings.ToLower(name), "_"), "_")
+	if s == strings.ToLower(name) && len(s) <= 48 {
+		return "agent_" + s
+	}
+	sum := sha256.Sum256([]byte(name))
+	if len(s) > 40 {
+		s = s[:40]
+	}
+	return strings.Trim("agent_"+s, "_") + "_" + hex.EncodeToString(sum[:4])
+}

@@ -1,0 +1,70 @@
+package lab
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// River's own rule for queue names (client.go's nameRegex).
+var riverQueueName = regexp.MustCompile(`^(?:[a-z0-9])+(?:[_|\-]?[a-z0-9]+)*$`)
+
+func TestQueueOf(t *testing.T) {
+	names := []string{"vm", "p10-a", "P10-A", "p10.a", "p10_a", "p10__a", "epyc-b.lab.example.com", "_x", strings.Repeat("n", 200)}
+	seen := map[string]string{}
+	for _, n := range names {
+		q := queueOf(n)
+		if !riverQueueName.MatchString(q) || len(q) > 64 {
+			t.Errorf("queueOf(%q) = %q: not a River queue name", n, q)
+		}
+		if other, dup := seen[q]; dup {
+			t.Errorf("queueOf(%q) = queueOf(%q) = %q", n, other, q)
+		}
+		seen[q] = n
+	}
+}
+
+func TestChildArgs(t *testing.T) {
+	cases := []struct {
+		job  JobArgs
+		want string
+	}{
+		{JobArgs{Command: "run", Args: []string{"syscall", "-r", "3"}},
+			"run syscall -r 3 --no-store -o D/set --label lab.job=7 -r 2"},
+		{JobArgs{Command: "ab", Args: []string{"--variant", "a:smt=1", "--variant", "b:smt=0", "-r", "9", "--", "pipe"}},
+			"ab --variant a:smt=1 --variant b:smt=0 -r 9 --no-store -o D/set --label lab.job=7 -r 2 -- pipe"},
+		{JobArgs{Command: "stat", Args: []string{"-r", "5", "--", "true", "--", "x"}},
+			"stat -r 5 --no-store -o D/set --label lab.job=7 -r 2 -- true -- x"},
+		{JobArgs{Command: "vm", Args: []string{"--kernel", "K", "--", "run", "syscall", "-r", "3"}},
+			"vm --kernel K --no-store -o D --label lab.job=7 -- run syscall -r 3"},
+	}
+	for _, c := range cases {
+		if got := strings.Join(childArgs(c.job, "D", 7, 2), " "); got != c.want {
+			t.Errorf("childArgs(%v):\n got %s\nwant %s", c.job, got, c.want)
+		}
+	}
+}
+
+func TestParseLabels(t *testing.T) {
+	l, err := ParseLabels("arch=ppc64le, cpus=160,smt=8", "--labels")
+	if err != nil || l.String() != "arch=ppc64le,cpus=160,smt=8" {
+		t.Fatalf("ParseLabels: %v %v", l, err)
+	}
+	if !l.Match(Labels{"arch": "ppc64le"}) || !l.Match(Labels{}) || l.Match(Labels{"arch": "amd64"}) || l.Match(Labels{"zone": "1"}) {
+		t.Error("Match")
+	}
+	for _, bad := range []string{"arch", "=x", "a=b,a=c", "a=b c", "a=\x1b[2J"} {
+		if _, err := ParseLabels(bad, "--labels"); err == nil || !strings.HasPrefix(err.Error(), "--labels: ") {
+			t.Errorf("ParseLabels(%q): %v, want an error naming --labels", bad, err)
+		}
+	}
+}
+
+func TestShown(t *testing.T) {
+	if got := shown("p10-a"); got != "p10-a" {
+		t.Errorf("shown(p10-a) = %s", got)
+	}
+	if got := shown("a\x1b[2Jb"); strings.ContainsRune(got, 0x1b) {
+		t.Errorf("shown kept an escape: %q", got)
+	}
+}
