@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -328,21 +327,6 @@ func (e pgxExecer) ExecContext(ctx context.Context, query string, args ...any) (
 	return driver.RowsAffected(tag.RowsAffected()), nil
 }
 
-// q rewrites the ? placeholders of query as $1, $2... for PostgreSQL. The
-// lab's queries hold no ? in their literals.
-func q(pg bool, query string) string {
-	if !pg {
-		return query
-	}
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(query); i++ {
-		if query[i] == '?' {
-			n++
-			b.WriteString("$" + strconv.Itoa(n))
-			continue
-		}
-		b.WriteByte(query[i])
-	}
-	return b.String()
-}
+// q rewrites the ? placeholders of query as $1, $2... for PostgreSQL
+// (store.Rebind).
+func q(pg bool, query string) string { return store.Rebind(pg, query) }

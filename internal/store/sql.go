@@ -26,10 +26,15 @@ type sqlStore struct {
 func (s *sqlStore) Location() string { return s.loc }
 func (s *sqlStore) Close() error     { return s.db.Close() }
 
-// rebind rewrites the ? placeholders of query as $1, $2... for PostgreSQL.
-// The queries of this file hold no ? in their literals.
-func (s *sqlStore) rebind(query string) string {
-	if !s.pg {
+// rebind rewrites the ? placeholders of query for the store's database
+// (Rebind).
+func (s *sqlStore) rebind(query string) string { return Rebind(s.pg, query) }
+
+// Rebind rewrites the ? placeholders of query as $1, $2... for PostgreSQL
+// (pg), and leaves it as it is for SQLite. The store's and the lab's
+// queries hold no ? in their literals.
+func Rebind(pg bool, query string) string {
+	if !pg {
 		return query
 	}
 	var b strings.Builder
