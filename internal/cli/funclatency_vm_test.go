@@ -32,10 +32,11 @@ func vmSets(t *testing.T, appends []string, args ...string) ([]*result.Set, stri
 	kernel := vmKernel(t)
 	modules := vmModules(t, kernel)
 	out := filepath.Join(t.TempDir(), "out")
-	// A boot is bounded: an emulated 6.1 guest once stalled in RCU and hung
-	// to kdelta vm's 30-minute default. A failed boot is tried once more,
+	// A session is bounded (2 minutes, four times a loaded one): an
+	// emulated 6.1 guest once stalled in RCU and hung to kdelta vm's
+	// 30-minute default. A failed boot is tried once more,
 	// its output logged.
-	cmdline := []string{"vm", "--kernel", kernel, "--modules", modules, "--no-store", "-o", out, "--timeout", "5m"}
+	cmdline := []string{"vm", "--kernel", kernel, "--modules", modules, "--no-store", "-o", out, "--timeout", "2m"}
 	for _, a := range appends {
 		cmdline = append(cmdline, "--append", a)
 	}

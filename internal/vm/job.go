@@ -156,9 +156,12 @@ func (j *Job) specs() ([]workload.Spec, error) {
 }
 
 // marshal writes the job for the guest, with the host's tool versions.
+// j itself is not changed: sessions that share a job (the variants of a
+// test, the boots of several sessions) may marshal it at once.
 func (j *Job) marshal() []byte {
-	j.ToolVersions = workload.ToolVersions()
-	b, _ := json.MarshalIndent(j, "", "  ")
+	c := *j
+	c.ToolVersions = workload.ToolVersions()
+	b, _ := json.MarshalIndent(&c, "", "  ")
 	return append(b, '\n')
 }
 
