@@ -184,11 +184,7 @@ func compareJSON(w io.Writer, r *compare.Result) error {
 		out.GeoMean = append(out.GeoMean, jnum(g))
 	}
 	for _, cs := range r.Conditions {
-		var ds []string
-		for _, d := range cs {
-			ds = append(ds, d.String())
-		}
-		out.Conds = append(out.Conds, ds)
+		out.Conds = append(out.Conds, result.ConditionStrings(cs))
 	}
 	if len(slices.Concat(out.Conds...)) == 0 {
 		out.Conds = nil

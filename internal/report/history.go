@@ -83,11 +83,7 @@ func stepText(h *history.Series, cp *stats.ChangePoint) string {
 
 // conditionList joins condition differences for one line.
 func conditionList(ds []result.ConditionDiff) string {
-	parts := make([]string, len(ds))
-	for i, d := range ds {
-		parts[i] = d.String()
-	}
-	return strings.Join(parts, "; ")
+	return strings.Join(result.ConditionStrings(ds), "; ")
 }
 
 func changeText(x float64) string {
@@ -269,8 +265,8 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 				Mean: jnum(p.Summary.Mean), Stddev: jnum(p.Summary.Stddev), Change: jnum(p.Change)}
 			if cp := p.Step; cp != nil {
 				pt.Step = &step{jnum(cp.Change), jnum(cp.P), jnum(cp.Before), jnum(cp.After), string(h.StepVerdict(*cp)), nil}
-				for _, d := range h.StepConditions(*cp) {
-					pt.Step.Conditions = append(pt.Step.Conditions, d.String())
+				if ds := h.StepConditions(*cp); len(ds) > 0 {
+					pt.Step.Conditions = result.ConditionStrings(ds)
 				}
 			}
 			s.Points = append(s.Points, pt)

@@ -91,11 +91,7 @@ func CompareHTML(r *compare.Result, opt HTMLOptions) (template.HTML, []chart, er
 	}
 	for i, cs := range r.Conditions {
 		if len(cs) > 0 {
-			d := envDiff{Letter: letter(i + 1)}
-			for _, c := range cs {
-				d.Diffs = append(d.Diffs, c.String())
-			}
-			v.Conds = append(v.Conds, d)
+			v.Conds = append(v.Conds, envDiff{letter(i + 1), result.ConditionStrings(cs)})
 		}
 	}
 	for i, env := range r.Env {

@@ -60,6 +60,16 @@ func (d ConditionDiff) String() string {
 	return fmt.Sprintf("%s: %s -> %s", d.Name(), d.A, d.B)
 }
 
+// ConditionStrings says each difference of ds (String), in order; nil
+// for none.
+func ConditionStrings(ds []ConditionDiff) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.String())
+	}
+	return out
+}
+
 // DiffConditions lists the run conditions that a and b both record and
 // that differ, in the order they are shown. A condition one side does not
 // record (an import, a set older than conditions) is unknown, not
