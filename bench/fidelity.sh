@@ -2,7 +2,10 @@
 # Runs every kdelta workload beside its C reference, interleaved, and prints
 # median ratios and per-operation kernel work (see bench/fidelity/main.go).
 #
-#   ./bench/fidelity.sh [-pairs N] [-only syscall,pipe,messaging,kill]
+#   ./bench/fidelity.sh [-pairs N] [-only syscall,pipe,messaging,kill] [-passes default,fifo] [-fifo 98]
+#
+# By default every pair runs at default scheduling, then the pinned ones
+# under SCHED_FIFO 98; the output ends with the README table.
 #
 # Needs perf (linux-perf) and stress-ng; run as root so perf can count
 # tracepoints.

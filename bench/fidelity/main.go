@@ -4,7 +4,12 @@
 // switches and system calls per operation for both sides, counted by the
 // real perf stat. It is the proof that kdelta measures the same kernel work.
 //
-//	go run ./bench/fidelity -kdelta /path/to/kdelta [-pairs 7] [-only syscall,pipe]
+//	go run ./bench/fidelity -kdelta /path/to/kdelta [-pairs 7] [-only syscall,pipe] [-fifo 98] [-passes default,fifo]
+//
+// Every placement is measured by default: each pair at default scheduling
+// (pinned to one CPU, or unpinned over both), then the pinned pairs again
+// with both sides under SCHED_FIFO (chrt -f, --fifo), as seed 004 ran. The
+// run ends with a table of every pair and pass for the README.
 package main
 
 import (
@@ -24,20 +29,29 @@ import (
 	"github.com/kdelta/kdelta/internal/stats"
 )
 
-// fifo, when set, runs both sides under SCHED_FIFO.
-var fifo int
-
 // placement returns the reference's command prefix and kdelta's flags for
 // the same CPUs and policy.
 func placement(p pair) (ref []string, kd []string) {
 	ref = []string{"taskset", "-c", p.cpus}
 	kd = []string{"--cpus", p.cpus}
-	if fifo > 0 {
-		ref = append([]string{"chrt", "-f", strconv.Itoa(fifo)}, ref...)
-		kd = append(kd, "--fifo", strconv.Itoa(fifo))
+	if p.fifo > 0 {
+		ref = append([]string{"chrt", "-f", strconv.Itoa(p.fifo)}, ref...)
+		kd = append(kd, "--fifo", strconv.Itoa(p.fifo))
 	}
 	return ref, kd
 }
+
+// policy names a pair's scheduling: "default" or "FIFO 98".
+func (p pair) policy() string {
+	if p.fifo > 0 {
+		return "FIFO " + strconv.Itoa(p.fifo)
+	}
+	return "default"
+}
+
+// pinned tells whether p runs on one CPU (where FIFO is meaningful for a
+// ping-pong: both tasks compete on it at one priority).
+func (p pair) pinned() bool { return !strings.ContainsAny(p.cpus, ",-") }
 
 // A figure is one number each side reports, compared as a ratio.
 type figure struct {
@@ -57,6 +71,7 @@ type pair struct {
 	figs   []figure
 	tool   string // binary the reference needs
 	target float64
+	fifo   int // SCHED_FIFO priority of both sides; 0: default scheduling
 	// short is the same pair with a tenth of the operations: per-op counts
 	// are the difference of the two runs' counts over the difference of
 	// their operations, so start-up and exit cancel out.
@@ -67,10 +82,11 @@ func main() {
 	kd := flag.String("kdelta", "", "path to the kdelta binary (required)")
 	pairs := flag.Int("pairs", 7, "interleaved pairs per workload (at least 5)")
 	only := flag.String("only", "", "comma-separated workload names to run (default all)")
-	flag.IntVar(&fifo, "fifo", 0, "run both sides under SCHED_FIFO at this priority (chrt -f, --fifo): steadier on a busy machine")
+	fifo := flag.Int("fifo", 98, "SCHED_FIFO priority of the fifo pass (chrt -f, --fifo)")
+	passes := flag.String("passes", "default,fifo", "which passes to run: default (every pair, default scheduling), fifo (the pinned pairs under SCHED_FIFO), all (every pair under SCHED_FIFO)")
 	flag.Parse()
-	if *kd == "" || *pairs < 5 {
-		fmt.Fprintln(os.Stderr, "fidelity: -kdelta PATH required, -pairs at least 5")
+	if *kd == "" || *pairs < 5 || *fifo < 1 || *fifo > 99 {
+		fmt.Fprintln(os.Stderr, "fidelity: -kdelta PATH required, -pairs at least 5, -fifo 1-99")
 		os.Exit(2)
 	}
 	want := map[string]bool{}
@@ -79,27 +95,84 @@ func main() {
 			want[n] = true
 		}
 	}
-	failed := false
-	for _, p := range suite() {
-		if len(want) > 0 && !want[p.name] && !want[strings.SplitN(p.name, " ", 2)[0]] {
-			continue
+	var todo []pair
+	for _, pass := range strings.Split(*passes, ",") {
+		for _, p := range suite() {
+			if len(want) > 0 && !want[p.name] && !want[strings.SplitN(p.name, " ", 2)[0]] {
+				continue
+			}
+			switch pass {
+			case "default":
+			case "fifo":
+				if !p.pinned() {
+					continue
+				}
+				p.fifo = *fifo
+			case "all":
+				p.fifo = *fifo
+			default:
+				fmt.Fprintf(os.Stderr, "fidelity: -passes: unknown pass %q (default, fifo, all)\n", pass)
+				os.Exit(2)
+			}
+			if p.short != nil {
+				p.short.fifo = p.fifo
+			}
+			todo = append(todo, p)
 		}
+	}
+	failed := false
+	var table []row
+	for _, p := range todo {
 		if _, err := exec.LookPath(p.tool); err != nil {
 			fmt.Printf("%-28s reference %s not installed: not measured\n", p.name, p.tool)
 			failed = true
 			continue
 		}
-		if err := measure(*kd, p, *pairs); err != nil {
-			fmt.Printf("%-28s error: %v\n", p.name, err)
+		rows, err := measure(*kd, p, *pairs)
+		if err != nil {
+			fmt.Printf("%-28s %s error: %v\n", p.name, p.policy(), err)
 			failed = true
 		}
+		table = append(table, rows...)
 	}
+	printTable(table)
 	if failed {
 		os.Exit(1)
 	}
 }
 
-func measure(kd string, p pair, n int) error {
+// A row is one figure of one pair and pass, for the closing table.
+type row struct {
+	p            pair
+	fig          string
+	ratio        float64
+	lo, hi       float64
+	kcv, rcv     float64
+	kperOp, rOp  map[string]float64
+	withinTarget bool
+}
+
+// printTable prints every row as a markdown table: the README's fidelity
+// table is this output.
+func printTable(rows []row) {
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Println()
+	fmt.Println("| workload | placement | scheduling | figure | kdelta/ref (spread) | CV kdelta vs ref | switches/op kdelta vs ref | migrations/op kdelta vs ref |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
+	for _, r := range rows {
+		mark := ""
+		if !r.withinTarget {
+			mark = fmt.Sprintf(" (outside ±%.0f%%)", r.p.target*100)
+		}
+		fmt.Printf("| %s | %s | %s | %s | %.3f (%.2f–%.2f)%s | %.1f%% vs %.1f%% | %.4f vs %.4f | %.4f vs %.4f |\n",
+			r.p.name, where(r.p.cpus), r.p.policy(), r.fig, r.ratio, r.lo, r.hi, mark, r.kcv, r.rcv,
+			r.kperOp["context-switches"], r.rOp["context-switches"], r.kperOp["cpu-migrations"], r.rOp["cpu-migrations"])
+	}
+}
+
+func measure(kd string, p pair, n int) ([]row, error) {
 	ratios := make([][]float64, len(p.figs))
 	refs := make([][]float64, len(p.figs))
 	kds := make([][]float64, len(p.figs))
@@ -119,7 +192,7 @@ func measure(kd string, p pair, n int) error {
 				vals, err = runKdelta(kd, p)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", side, err)
+				return nil, fmt.Errorf("%s: %w", side, err)
 			}
 			got[side] = vals
 		}
@@ -129,20 +202,27 @@ func measure(kd string, p pair, n int) error {
 			kds[f] = append(kds[f], got["kdelta"][f])
 		}
 	}
+	var rows []row
 	for f, fig := range p.figs {
 		r := median(ratios[f])
 		verdict := "within target"
-		if r < 1-p.target || r > 1+p.target {
+		within := r >= 1-p.target && r <= 1+p.target
+		if !within {
 			verdict = fmt.Sprintf("OUTSIDE ±%.0f%%", p.target*100)
 		}
-		fmt.Printf("%-28s %-14s kdelta/ref median %.3f  (ref median %s, %d pairs, spread %.3f-%.3f) %s\n",
-			p.name, fig.name, r, strconv.FormatFloat(median(refs[f]), 'g', 5, 64), n, minf(ratios[f]), maxf(ratios[f]), verdict)
+		fmt.Printf("%-28s %-8s %-14s kdelta/ref median %.3f  (ref median %s, %d pairs, spread %.3f-%.3f) %s\n",
+			p.name, p.policy(), fig.name, r, strconv.FormatFloat(median(refs[f]), 'g', 5, 64), n, minf(ratios[f]), maxf(ratios[f]), verdict)
 		// Precision: the run-to-run CV of each side, and their ratio (a
 		// better instrument is the quieter one: ratio at most 1).
 		kcv, rcv := stats.Summarize(kds[f]).CV, stats.Summarize(refs[f]).CV
-		fmt.Printf("%-28s %-14s CV kdelta %.1f%%  ref %.1f%%  ratio %.2f\n", p.name, fig.name, kcv, rcv, kcv/rcv)
+		fmt.Printf("%-28s %-8s %-14s CV kdelta %.1f%%  ref %.1f%%  ratio %.2f\n", p.name, p.policy(), fig.name, kcv, rcv, kcv/rcv)
+		rows = append(rows, row{p: p, fig: fig.name, ratio: r, lo: minf(ratios[f]), hi: maxf(ratios[f]), kcv: kcv, rcv: rcv, withinTarget: within})
 	}
-	return perOp(kd, p)
+	k, ref, err := perOp(kd, p)
+	for i := range rows {
+		rows[i].kperOp, rows[i].rOp = k, ref
+	}
+	return rows, err
 }
 
 const events = "context-switches,cpu-migrations,raw_syscalls:sys_enter"
@@ -167,18 +247,18 @@ func counts(kd string, p pair) (ref, kdelta map[string]float64, err error) {
 // perOp counts context switches and syscalls per operation on both sides
 // with perf stat: the median over three rounds of the difference between a
 // full and a short run, divided by the difference in operations.
-func perOp(kd string, p pair) error {
+func perOp(kd string, p pair) (kdelta, ref map[string]float64, err error) {
 	var rs, ks = map[string][]float64{}, map[string][]float64{}
 	for round := 0; round < 3; round++ {
 		rl, kl, err := counts(kd, p)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		rsh, ksh := map[string]float64{}, map[string]float64{}
 		dops := p.ops
 		if p.short != nil {
 			if rsh, ksh, err = counts(kd, *p.short); err != nil {
-				return err
+				return nil, nil, err
 			}
 			dops = p.ops - p.short.ops
 		}
@@ -187,11 +267,13 @@ func perOp(kd string, p pair) error {
 			ks[ev] = append(ks[ev], (kl[ev]-ksh[ev])/dops)
 		}
 	}
+	kdelta, ref = map[string]float64{}, map[string]float64{}
 	for _, ev := range perOpEvents {
 		r, k := median(rs[ev]), median(ks[ev])
-		fmt.Printf("%-28s %-22s per op: kdelta %.4f  ref %.4f  ratio %.3f\n", p.name, ev, k, r, k/r)
+		kdelta[ev], ref[ev] = k, r
+		fmt.Printf("%-28s %-8s %-22s per op: kdelta %.4f  ref %.4f  ratio %.3f\n", p.name, p.policy(), ev, k, r, k/r)
 	}
-	return nil
+	return kdelta, ref, nil
 }
 
 func perfStat(args []string) (map[string]float64, error) {

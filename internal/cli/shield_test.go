@@ -96,6 +96,20 @@ func lastCPU(pid int) (int, bool) {
 	return n, err == nil
 }
 
+// runTime is the nanoseconds task tid has run, from /proc/TID/schedstat.
+func runTime(tid int) (int64, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(tid) + "/schedstat")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(f[0], 10, 64)
+	return n, err == nil
+}
+
 type cpuSample struct {
 	at  time.Time
 	cpu int
@@ -113,7 +127,8 @@ func TestShieldKeepsHogOff(t *testing.T) {
 	var (
 		mu       sync.Mutex
 		samples  []cpuSample
-		measured = map[int]int{} // CPU: samples of the shield's tasks
+		measured = map[int]int{}   // CPU: samples of the shield's tasks
+		ranIn    = map[int]int64{} // task: its run time when last seen in the shield
 	)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -133,10 +148,22 @@ func TestShieldKeepsHogOff(t *testing.T) {
 					mu.Unlock()
 				}
 			}
-			// The measured tasks: whatever is in the shield's cpuset.
+			// The measured tasks: whatever is in the shield's cpuset. A
+			// task's CPU field is where it last ran, which for a task just
+			// moved in can be before the move: a task counts once it has
+			// run (its run time grew) since it was first seen there.
 			b, _ := os.ReadFile(filepath.Join(cpusetRoot, knob.ShieldCpuset, "tasks"))
 			for _, f := range strings.Fields(string(b)) {
 				tid, _ := strconv.Atoi(f)
+				ran, ok := runTime(tid)
+				if !ok {
+					continue
+				}
+				prev, seen := ranIn[tid]
+				ranIn[tid] = ran
+				if !seen || ran == prev {
+					continue
+				}
 				if c, ok := lastCPU(tid); ok {
 					mu.Lock()
 					measured[c]++
