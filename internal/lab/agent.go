@@ -121,7 +121,7 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 	a.lab = l
 	// The heartbeat names the client before it fetches anything, so that
 	// no other agent takes this one's first job for a dead agent's.
-	if err := a.beat(ctx, id); err != nil {
+	if err := a.firstBeat(ctx, id); err != nil {
 		return fmt.Errorf("%s: %w", l.loc, err)
 	}
 	runCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
@@ -165,6 +165,23 @@ func (a *agent) connect(ctx context.Context, cfg *river.Config) (*Lab, error) {
 		select {
 		case <-ctx.Done():
 			return nil, err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// firstBeat writes the agent's first heartbeat, trying again with backoff
+// while the database does not answer (it may restart as the agent starts).
+func (a *agent) firstBeat(ctx context.Context, id string) error {
+	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+		err := a.beat(ctx, id)
+		if err == nil || !transient(err) {
+			return err
+		}
+		a.logf("heartbeat: %v (trying again in %s)", err, wait)
+		select {
+		case <-ctx.Done():
+			return err
 		case <-time.After(wait):
 		}
 	}

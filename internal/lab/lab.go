@@ -32,7 +32,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -200,10 +199,7 @@ func openPostgres(ctx context.Context, loc string, migrate bool, cfg *river.Conf
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := pool.Ping(ctx); err != nil {
-		var pe *pgconn.PgError
-		if !errors.As(err, &pe) {
-			// The server did not answer (down, restarting), rather than
-			// refuse: an agent tries again.
+		if transient(err) {
 			err = unreachable{err}
 		}
 		return fail(err)
@@ -259,6 +255,9 @@ func (u unreachable) Unwrap() error { return u.err }
 func (l *Lab) check(ctx context.Context) error {
 	var reg sql.NullString
 	if err := l.db.QueryRowContext(ctx, "SELECT to_regclass($1)::text", versionTable).Scan(&reg); err != nil {
+		if transient(err) {
+			err = unreachable{err}
+		}
 		return err
 	}
 	if !reg.Valid {
