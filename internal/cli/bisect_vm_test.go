@@ -43,6 +43,7 @@ func vmKernel(t *testing.T) string {
 // bisect-run --vm boots the kernel with each step's command line, measures
 // rcu inside, and git must name commit k.
 func TestBisectRunVM(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	kernel := vmKernel(t)
 	if _, err := exec.LookPath("git"); err != nil {
 		testenv.Skip(t, "git not installed: skipped")

@@ -94,6 +94,7 @@ func benchmark(t *testing.T, s *result.Set, workload string) *result.Benchmark {
 // kernel-side median moves the way each workload's own figure does. The
 // output carries seed mail 002's per-call table.
 func TestFuncLatencyVM(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	const cycles, calls = 20, 20
 	sets, out := vmSets(t, []string{"", "rcupdate.rcu_expedited=1"},
 		"run", "bridge:cycles=20", "rcu:calls=20", "-r", "3", "--warmup", "1", "--funclatency", "synchronize_rcu")
@@ -153,6 +154,7 @@ func TestFuncLatencyVM(t *testing.T) {
 // one left (naming its pid), and a last session, which kdelta refuses
 // while anything else holds the tracer, sets it up and times its calls.
 func TestFuncLatencyVMRestores(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	const n = 5
 	nested := "command:cmd=/proc/1/exe "
 	sets, out := vmSets(t, []string{""}, "run",

@@ -119,6 +119,7 @@ func schedstatMonitor(t *testing.T, r *result.Run) result.Monitor {
 // the guest's HZ, and the host's output must lay it out per CPU and
 // domain. One boot.
 func TestVMSchedstatWindow(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	kernel := vmKernel(t)
 	bin := kdeltaBinary(t)
 	dir := t.TempDir()

@@ -53,6 +53,7 @@ func newestCloudBuilds(t *testing.T, n int) []string {
 // instead of milliseconds), naming the builds on either side and the
 // command lines that differ.
 func TestSeriesAcrossBuilds(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	testenv.NeedRoot(t, "kdelta series --kernel deb: fetches kernel packages with apt-get")
 	vmKernel(t) // qemu and a kernel cache
 	builds := newestCloudBuilds(t, 3)
@@ -146,6 +147,7 @@ func seriesUntil(t *testing.T, appendB string, flags ...string) (stdout, stderr 
 // first round of three boots each the step is clear, and no build gets
 // another boot though --max-boots allows five.
 func TestSeriesUntilConclusiveClearStep(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	out, errOut, boots := seriesUntil(t, "rcupdate.rcu_expedited=1", "--boots", "3", "--max-boots", "5")
 	if boots["A"] != 3 || boots["B"] != 3 {
 		t.Errorf("boots per build %v, want 3 each (the first round only)\n%s", boots, errOut)
@@ -170,6 +172,7 @@ func TestSeriesUntilConclusiveClearStep(t *testing.T) {
 // so. --alpha 0.001 keeps the test from failing on the 5% of identical
 // pairs a comparison at the default α calls a change.
 func TestSeriesUntilConclusiveMaxBoots(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	out, errOut, boots := seriesUntil(t, "", "--boots", "1", "--max-boots", "2", "--alpha", "0.001")
 	if boots["A"] != 2 || boots["B"] != 2 {
 		t.Errorf("boots per build %v, want 2 each (--max-boots)\n%s", boots, errOut)

@@ -16,6 +16,7 @@ import (
 // variant boots with its own preempt=, the guest reads its mode from
 // debugfs, and the output ends with the comparison of the two variants.
 func TestVMJobFile(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	kernel := vmKernel(t)
 	bin := kdeltaBinary(t)
 	dir := t.TempDir()
