@@ -94,7 +94,8 @@ func benchmark(t *testing.T, s *result.Set, workload string) *result.Benchmark {
 // kernel-side median moves the way each workload's own figure does. The
 // output carries seed mail 002's per-call table.
 func TestFuncLatencyVM(t *testing.T) {
-	t.Parallel() // a guest of its own: the boots of the vm tests overlap
+	// Not parallel: it compares grace periods timed by two workloads one
+	// after the other, which another guest's load would set apart.
 	const cycles, calls = 20, 20
 	sets, out := vmSets(t, []string{"", "rcupdate.rcu_expedited=1"},
 		"run", "bridge:cycles=20", "rcu:calls=20", "-r", "3", "--warmup", "1", "--funclatency", "synchronize_rcu")

@@ -127,7 +127,7 @@ func TestShieldKeepsHogOff(t *testing.T) {
 	var (
 		mu       sync.Mutex
 		samples  []cpuSample
-		measured = map[int]int{}   // CPU: samples of the shield's tasks
+		inShield []cpuSample       // the tasks in the shield's cpuset
 		ranIn    = map[int]int64{} // task: its run time when last seen in the shield
 	)
 	stop := make(chan struct{})
@@ -166,7 +166,7 @@ func TestShieldKeepsHogOff(t *testing.T) {
 				}
 				if c, ok := lastCPU(tid); ok {
 					mu.Lock()
-					measured[c]++
+					inShield = append(inShield, cpuSample{time.Now(), c})
 					mu.Unlock()
 				}
 			}
@@ -191,21 +191,32 @@ func TestShieldKeepsHogOff(t *testing.T) {
 		t.Fatalf("the fingerprint does not record the shield: %+v", set.Env)
 	}
 	t.Logf("shield: %s", set.Env.Shield)
-	var within, on, before, beforeOn int
-	perCPU := map[int]int{}
-	for _, s := range samples {
-		in := false
+	inRun := func(at time.Time) bool {
 		for _, b := range set.Benchmarks {
 			for _, r := range b.Runs {
 				if r.Info["shield"] == "" {
 					t.Fatalf("run %d of %s has no shield in its Info: %v", r.Index, b.Key(), r.Info)
 				}
 				end := r.Start.Add(time.Duration(r.WallSec * float64(time.Second)))
-				if !s.at.Before(r.Start) && !s.at.After(end) {
-					in = true
+				if !at.Before(r.Start) && !at.After(end) {
+					return true
 				}
 			}
 		}
+		return false
+	}
+	// The measured tasks, while a run is under way (a child is moved
+	// into the shield as it starts, before its window).
+	measured := map[int]int{}
+	for _, s := range inShield {
+		if inRun(s.at) {
+			measured[s.cpu]++
+		}
+	}
+	var within, on, before, beforeOn int
+	perCPU := map[int]int{}
+	for _, s := range samples {
+		in := inRun(s.at)
 		switch {
 		case in:
 			within++
