@@ -101,4 +101,3 @@ func jobArgs(ctx context.Context, command string, args []string) (lab.JobArgs, e
 	}
 	return j, nil
 }
-
