@@ -234,8 +234,11 @@ func (x *untilBoots) stops(sets []*result.Set) []string {
 	for _, q := range x.questions(sets) {
 		ba, bb := x.s.boots[q.a], x.s.boots[q.b]
 		each := fmt.Sprintf("%d boots each", ba)
-		if ba != bb {
+		switch {
+		case ba != bb:
 			each = fmt.Sprintf("%d and %d boots", ba, bb)
+		case ba == 1:
+			each = "1 boot each"
 		}
 		var why string
 		switch {
