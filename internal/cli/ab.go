@@ -24,7 +24,7 @@ import (
 func newABCmd() *cobra.Command {
 	var s sessionFlags
 	c := &cobra.Command{
-		Use:   "ab --variant NAME:KNOB=V[,KNOB=V...] --variant NAME2:... [flags] -- WORKLOAD...",
+		Use:   "ab --variant NAME:KNOB=V[,KNOB=V...] --variant NAME2:... [flags] -- WORKLOAD... | ab --kernel A --kernel B ... -- run WORKLOAD...",
 		Short: "A/B test kernel knobs live: variants interleaved run by run, knobs restored, verdicts",
 		Long:  longHelp("ab"),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -33,6 +33,25 @@ func newABCmd() *cobra.Command {
 	}
 	s.register(c.Flags(), true)
 	return c
+}
+
+// kernelsAB routes kdelta ab --kernel A --kernel B ... to kdelta vm, the
+// A/B of kernels under test (kdelta ab's variants are knobs of the running
+// kernel): args, the command line without the program's name, with vm
+// for ab when a --kernel comes before any --.
+func kernelsAB(args []string) []string {
+	if len(args) == 0 || args[0] != "ab" {
+		return args
+	}
+	for _, a := range args[1:] {
+		if a == "--" {
+			break
+		}
+		if a == "--kernel" || strings.HasPrefix(a, "--kernel=") {
+			return append([]string{"vm"}, args[1:]...)
+		}
+	}
+	return args
 }
 
 // sessionFlags are the flags of kdelta run and kdelta ab, each bound to

@@ -137,7 +137,7 @@ func Run(ctx context.Context, p Process) int {
 	ctx = context.WithValue(ctx, processKey{}, &p)
 	root := newRoot(p.Stdout, stderr)
 	needLinux(root, p.GOOS)
-	root.SetArgs(args)
+	root.SetArgs(kernelsAB(args))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return ExitOK

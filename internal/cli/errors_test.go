@@ -42,6 +42,16 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"series", "--no-store", "--kernel", "k", "--max-boots", "3", "--", "run", "rcu"}, []string{`--max-boots: only with --until-conclusive`}},
 		{[]string{"series", "--no-store", "--kernel", "k", "--until-conclusive", "--boots", "3", "--max-boots", "2", "--", "run", "rcu"}, []string{`--max-boots: 2 is fewer than --boots 3`}},
 		{[]string{"series", "--no-store", "--kernel", "k", "--until-conclusive", "--alpha", "2", "--", "run", "rcu"}, []string{`--alpha: alpha 2 is not in (0, 1)`}},
+		{[]string{"vm", "--no-store", "--kernel", "k", "--until-conclusive", "--", "run", "rcu"}, []string{`--until-conclusive: one variant, nothing to compare it with: give two --kernel or --append`}},
+		{[]string{"vm", "--no-store", "--kernel", "k", "--append", "a", "--append", "b", "--max-boots", "3", "--", "run", "rcu"}, []string{`--max-boots: only with --until-conclusive`}},
+		{[]string{"vm", "--no-store", "--kernel", "k", "--append", "a", "--append", "b", "--until-conclusive", "--max-boots", "1", "--", "run", "rcu"},
+			[]string{`--max-boots: 1 can never be conclusive: variants booted apart need 2 boots each at least (one boot a side cannot tell a change from two boots' own states)`}},
+		// kdelta ab --kernel is kdelta vm, here and in a lab job, whose
+		// until-conclusive flags are checked before it is queued.
+		{[]string{"ab", "--no-store", "--kernel", "k", "--kernel", "k2", "--until-conclusive", "--boots", "3", "--max-boots", "2", "--", "run", "rcu"}, []string{`--max-boots: 2 is fewer than --boots 3`}},
+		{[]string{"submit", "--", "vm", "--kernel", "k", "--until-conclusive", "--", "run", "rcu"}, []string{`submit: vm: --until-conclusive: one variant, nothing to compare it with: give two --kernel or --append`}},
+		{[]string{"submit", "--", "ab", "--kernel", "k", "--append", "a", "--append", "b", "--until-conclusive", "--max-boots", "1", "--", "run", "rcu"},
+			[]string{`submit: vm: --max-boots: 1 can never be conclusive: variants booted apart need 2 boots each at least (one boot a side cannot tell a change from two boots' own states)`}},
 		// stats.Options.Validate joins its problems: each is a line, under
 		// the flags it came from.
 		{[]string{"compare", a, b, "--alpha", "2", "--test", "bogus"}, []string{

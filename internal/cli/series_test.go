@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/testenv"
@@ -102,18 +104,22 @@ func TestSeriesAcrossBuilds(t *testing.T) {
 	}
 }
 
-// seriesUntil runs kdelta series --until-conclusive over the test kernel
-// booted as two builds, A with no command line and B with appendB, under
-// TCG, with rcu inside, and returns its stdout and stderr and the boots
-// each build had, by variant letter (from its set's boots label).
-func seriesUntil(t *testing.T, appendB string, flags ...string) (stdout, stderr string, boots map[string]int) {
+// bootsUntil runs kdelta COMMAND (series or vm) --until-conclusive over
+// the test kernel booted as two variants, A with appendA and B with
+// appendB, under TCG, with guest (the guest's run) inside, each boot and
+// the whole command bounded in time, and returns its stdout and stderr,
+// the directory of the sets it wrote, and the boots each variant had, by
+// letter (from its set's boots label, checked against its runs' boots).
+func bootsUntil(t *testing.T, command, appendA, appendB string, guest []string, flags ...string) (stdout, stderr, dir string, boots map[string]int) {
 	t.Helper()
 	kernel := vmKernel(t)
-	dir := t.TempDir()
-	args := append([]string{"series", "--accel", "tcg", "--no-store", "-o", dir, "--timeout", "3m",
-		"--kernel", kernel, "--append", "", "--append", appendB, "--until-conclusive"}, flags...)
-	args = append(args, "--", "run", "rcu:calls=10", "-r", "5", "--warmup", "0")
-	cmd := exec.Command(kdeltaBinary(t), args...)
+	dir = t.TempDir()
+	args := append([]string{command, "--accel", "tcg", "--no-store", "-o", dir, "--timeout", "2m",
+		"--kernel", kernel, "--append", appendA, "--append", appendB, "--until-conclusive"}, flags...)
+	args = append(append(args, "--"), guest...)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, kdeltaBinary(t), args...)
 	var o, e strings.Builder
 	cmd.Stdout, cmd.Stderr = &o, &e
 	if err := cmd.Run(); err != nil {
@@ -138,8 +144,11 @@ func seriesUntil(t *testing.T, appendB string, flags ...string) (stdout, stderr 
 			t.Errorf("%s: boots label %d, runs from %d boots", filepath.Base(p), n, len(seen))
 		}
 	}
-	return o.String(), e.String(), boots
+	return o.String(), e.String(), dir, boots
 }
+
+// seriesGuest is the guest's run of the series tests.
+var seriesGuest = []string{"run", "rcu:calls=10", "-r", "5", "--warmup", "0"}
 
 // TestSeriesUntilConclusiveClearStep is issue 21's series
 // --until-conclusive on a real step: B boots with rcupdate.rcu_expedited=1,
@@ -148,7 +157,7 @@ func seriesUntil(t *testing.T, appendB string, flags ...string) (stdout, stderr 
 // another boot though --max-boots allows five.
 func TestSeriesUntilConclusiveClearStep(t *testing.T) {
 	t.Parallel() // a guest of its own: the boots of the vm tests overlap
-	out, errOut, boots := seriesUntil(t, "rcupdate.rcu_expedited=1", "--boots", "3", "--max-boots", "5")
+	out, errOut, _, boots := bootsUntil(t, "series", "", "rcupdate.rcu_expedited=1", seriesGuest, "--boots", "3", "--max-boots", "5")
 	if boots["A"] != 3 || boots["B"] != 3 {
 		t.Errorf("boots per build %v, want 3 each (the first round only)\n%s", boots, errOut)
 	}
@@ -173,7 +182,7 @@ func TestSeriesUntilConclusiveClearStep(t *testing.T) {
 // pairs a comparison at the default α calls a change.
 func TestSeriesUntilConclusiveMaxBoots(t *testing.T) {
 	t.Parallel() // a guest of its own: the boots of the vm tests overlap
-	out, errOut, boots := seriesUntil(t, "", "--boots", "1", "--max-boots", "2", "--alpha", "0.001")
+	out, errOut, _, boots := bootsUntil(t, "series", "", "", seriesGuest, "--boots", "1", "--max-boots", "2", "--alpha", "0.001")
 	if boots["A"] != 2 || boots["B"] != 2 {
 		t.Errorf("boots per build %v, want 2 each (--max-boots)\n%s", boots, errOut)
 	}

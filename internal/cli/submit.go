@@ -22,6 +22,7 @@ func newSubmitCmd() *cobra.Command {
 			if len(args) == 0 {
 				return errors.New("submit: give the job after --: run, ab, stat, vm or noop and its arguments")
 			}
+			args = kernelsAB(args) // ab --kernel is a vm job
 			j, err := jobArgs(c.Context(), args[0], args[1:])
 			if err != nil {
 				return err
@@ -76,7 +77,7 @@ func jobArgs(ctx context.Context, command string, args []string) (lab.JobArgs, e
 		}
 		j.Runs, _ = stat.Flags().GetInt("repeat")
 	case "vm":
-		vmc := newVMCmd()
+		vmc, v := vmCommandOf("vm", "", nil)
 		if err := vmc.ParseFlags(args); err != nil {
 			return j, fmt.Errorf("submit: vm: %w", err)
 		}
@@ -86,6 +87,12 @@ func jobArgs(ctx context.Context, command string, args []string) (lab.JobArgs, e
 		}
 		if _, err := jobArgs(ctx, "run", inner[1:]); err != nil {
 			return j, err
+		}
+		// What kdelta vm refuses before booting, refused now and not on
+		// the agent, whose kernels are its own to find.
+		v.cl.Given = vmc.Flags().Changed
+		if err := v.opt.CheckUntil(v.cl); err != nil {
+			return j, fmt.Errorf("submit: vm: %w", err)
 		}
 	case "noop":
 		if len(args) > 0 {

@@ -33,7 +33,13 @@ func newSeriesCmd() *cobra.Command {
 }
 
 func vmCommand(use, short string, sr *vm.Series) *cobra.Command {
-	v := vmFlags{sr: sr}
+	c, _ := vmCommandOf(use, short, sr)
+	return c
+}
+
+// vmCommandOf is vmCommand with the flags it binds.
+func vmCommandOf(use, short string, sr *vm.Series) (*cobra.Command, *vmFlags) {
+	v := &vmFlags{sr: sr}
 	c := &cobra.Command{
 		Use: use, Short: short, Long: longHelp(strings.Fields(use)[0]),
 		RunE: func(c *cobra.Command, args []string) error {
@@ -58,12 +64,14 @@ func vmCommand(use, short string, sr *vm.Series) *cobra.Command {
 	f.StringArrayVar(&v.labels, "label", nil, "label every result set, k=v (repeatable; kernel, cmdline, variant and accel are set)")
 	f.StringVarP(&v.output, "output", "o", "", "write one result set per variant into this directory")
 	v.rf.register(f)
+	u, until, per := &o.Until, "boot each variant whose verdict against the first (a benchmark's primary metric) is inconclusive, in turn", "variant"
 	if sr != nil {
-		f.BoolVar(&sr.UntilConclusive, "until-conclusive", false, "after the first --boots rounds, boot the builds on either side of each step not clear yet (verdict inconclusive, or a change point between builds that are ~), in turn, until every step is clear or --max-boots")
-		f.IntVar(&sr.MaxBoots, "max-boots", vm.DefaultMaxBoots, "with --until-conclusive: boots per build at most")
-		f.Float64Var(&sr.Compare.Alpha, "alpha", 0.05, "with --until-conclusive: significance level of the verdicts between neighbouring builds (their noise band is 1%)")
+		until, per = "boot the builds on either side of each step not clear yet (verdict inconclusive, or a change point between builds that are ~), in turn", "build"
 	}
-	return c
+	f.BoolVar(&u.On, "until-conclusive", false, "after the first --boots rounds, "+until+", until every one is clear or --max-boots")
+	f.IntVar(&u.MaxBoots, "max-boots", vm.DefaultMaxBoots, fmt.Sprintf("with --until-conclusive: boots of each %s at most, the first --boots included (%d or more: one boot a side is never conclusive)", per, vm.MinBoots))
+	f.Float64Var(&u.Compare.Alpha, "alpha", 0.05, "with --until-conclusive: significance level of its verdicts (their noise band is 1%)")
+	return c, v
 }
 
 // run boots the variants, keeps their sets and ends with their
@@ -106,10 +114,16 @@ func (v *vmFlags) run(c *cobra.Command) error {
 		fmt.Fprintln(c.OutOrStdout())
 		return v.sr.Write(c.OutOrStdout())
 	}
-	r, err := vm.Compare(sets)
+	r, err := vm.Compare(sets, opt.Until.Compare)
 	if r == nil || err != nil {
 		return err
 	}
 	fmt.Fprintln(c.OutOrStdout())
-	return report.WriteCompare(c.OutOrStdout(), r, "text")
+	if err := report.WriteCompare(c.OutOrStdout(), r, "text"); err != nil {
+		return err
+	}
+	for _, l := range opt.Until.Stops {
+		fmt.Fprintln(c.OutOrStdout(), l)
+	}
+	return nil
 }

@@ -37,6 +37,10 @@ func TestChildArgs(t *testing.T) {
 			"stat -r 5 --no-store -o D/set --label lab.job=7 -r 2 -- true -- x"},
 		{JobArgs{Command: "vm", Args: []string{"--kernel", "K", "--", "run", "syscall", "-r", "3"}},
 			"vm --kernel K --no-store -o D --label lab.job=7 -- run syscall -r 3"},
+		// A/B across boots until conclusive: its flags reach the agent's
+		// kdelta vm as given.
+		{JobArgs{Command: "vm", Args: []string{"--kernel", "K", "--append", "x=0", "--append", "x=1", "--boots", "2", "--until-conclusive", "--max-boots", "6", "--", "run", "rcu"}},
+			"vm --kernel K --append x=0 --append x=1 --boots 2 --until-conclusive --max-boots 6 --no-store -o D --label lab.job=7 -- run rcu"},
 	}
 	for _, c := range cases {
 		if got := strings.Join(childArgs(c.job, "D", 7, 2), " "); got != c.want {

@@ -95,18 +95,6 @@ func (s *session) emulated(a *arch, qemu string) (bool, error) {
 	return s.accel == "tcg", nil
 }
 
-// rounds boots every variant n times, alternating (A B A B ...).
-func (s *session) rounds(ctx context.Context, n int) error {
-	for range n {
-		for vi := range s.vars {
-			if err := s.boot(ctx, vi); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // boot boots variant vi once and merges what came home into its set. A
 // KVM boot that fails before the kernel's first line is booted again
 // under TCG when the accelerator is auto, and the session keeps TCG.

@@ -38,6 +38,9 @@ type Options struct {
 	// Boots is how many times each variant boots; the boots alternate
 	// between variants.
 	Boots int
+	// Until adds boots after the first Boots rounds while a verdict
+	// between the variants is inconclusive (--until-conclusive).
+	Until Until
 	CPUs  int
 	Mem   string // qemu's -m: "1G", "512M"
 	// Accel is kvm, tcg or auto. auto takes KVM when it can create a VM
@@ -125,21 +128,25 @@ func logOf(opt *Options) io.Writer {
 	return opt.Log
 }
 
-// Run boots every variant opt.Boots times, alternating (A B A B ...), runs
-// the job in each guest and returns one result set per variant, holding
-// the runs of all its boots; each run carries its boot index in
-// Info["boot"]. The sets are labelled kernel (the guest's release),
-// cmdline (the variant's --append), variant (its letter), accel and
-// boots, plus opt.Labels. On a failed boot it returns the sets of the
-// variants so far, incomplete, and an error that names the boot and
-// carries the guest console's last lines.
+// Run boots every variant opt.Boots times, alternating (A B A B ...), and
+// then, with opt.Until.On, each variant whose verdict against the first
+// is still inconclusive once more, in turn, until every verdict is
+// conclusive or opt.Until.MaxBoots (Until); it runs the job in each guest
+// and returns one result set per variant, holding the runs of all its
+// boots; each run carries its boot index in Info["boot"]. The sets are
+// labelled kernel (the guest's release), cmdline (the variant's
+// --append), variant (its letter), accel and boots, plus opt.Labels. On a
+// failed boot it returns the sets of the variants so far, incomplete, and
+// an error that names the boot and carries the guest console's last
+// lines.
 func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 	s, err := startSession(opt)
 	if err != nil {
 		return nil, err
 	}
 	defer s.close()
-	if err := s.rounds(ctx, opt.Boots); err != nil {
+	x := &untilBoots{s: s, u: &opt.Until, questions: versusFirst(opt.Until.Compare)}
+	if err := x.schedule(ctx); err != nil {
 		return finished(s.sets), err
 	}
 	return s.sets, nil
@@ -176,6 +183,9 @@ func checkOptions(opt *Options) error {
 	}
 	if opt.Boots < 1 {
 		return fmt.Errorf("--boots: must be at least 1, got %d", opt.Boots)
+	}
+	if err := opt.Until.check(opt.Boots, len(opt.Variants), opt.Given); err != nil {
+		return err
 	}
 	if opt.CPUs < 1 {
 		return fmt.Errorf("--cpus: must be at least 1, got %d", opt.CPUs)

@@ -1,0 +1,272 @@
+package vm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kdelta/kdelta/internal/history"
+	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// An Until is --until-conclusive of kdelta vm and kdelta series: after
+// the first Options.Boots rounds, each variant that a question is still
+// open for boots once more, in the variants' order, and the questions are
+// asked again, until every one is settled or its variants have had
+// MaxBoots boots each.
+//
+// kdelta vm's questions are its comparison's (Compare): each variant
+// against the first on each benchmark's primary metric. kdelta series'
+// are the places its series may step, each pair of neighbouring builds
+// (history.Neighbour). Either way a question is settled as
+// history.Neighbour.Clear says: its verdict, kdelta compare's over the
+// variants' boots, is improved, regressed, or ~ where no change point
+// says otherwise. Each boot is a session, and variants booted apart are
+// compared over their sessions (stats.CompareSessions): one boot a side
+// cannot tell a change from two boots' own states, so a question needs
+// MinBoots boots of each of its variants at least.
+type Until struct {
+	// On is --until-conclusive.
+	On bool
+	// MaxBoots is --max-boots: the boots of each variant at most, its
+	// first Options.Boots included, so that at most MaxBoots times the
+	// variants' count boot in all.
+	MaxBoots int
+	// Compare are the options of the verdicts (--alpha; the noise band
+	// is kdelta compare's 1%).
+	Compare stats.Options
+	// Stops, after a run that ended by the rule, say why the boots
+	// stopped: a line per question.
+	Stops []string
+}
+
+// DefaultMaxBoots is --max-boots' default.
+const DefaultMaxBoots = 10
+
+// MinBoots is the boots of each variant that a verdict between variants
+// booted apart needs at least: with no session noise known, a test over
+// sessions needs two of each side to measure their spread.
+const MinBoots = 2
+
+// check checks u against the boots and the count of variants asked for
+// (0 when not known yet: a job file the lab's agent reads), naming the
+// flag that is wrong: --max-boots and --alpha go with --until-conclusive
+// only (given tells which flags were given; nil: none was), which needs
+// two variants, and --max-boots is at least MinBoots and --boots.
+func (u *Until) check(boots, variants int, given func(string) bool) error {
+	if !u.On {
+		for _, f := range []string{"max-boots", "alpha"} {
+			if given != nil && given(f) {
+				return fmt.Errorf("--%s: only with --until-conclusive", f)
+			}
+		}
+		return nil
+	}
+	if u.MaxBoots < MinBoots {
+		return fmt.Errorf("--max-boots: %d can never be conclusive: variants booted apart need %d boots each at least (one boot a side cannot tell a change from two boots' own states)", u.MaxBoots, MinBoots)
+	}
+	if u.MaxBoots < boots {
+		return fmt.Errorf("--max-boots: %d is fewer than --boots %d", u.MaxBoots, boots)
+	}
+	if err := u.Compare.Validate(); err != nil {
+		return fmt.Errorf("--alpha: %w", err)
+	}
+	if variants == 1 {
+		return errors.New("--until-conclusive: one variant, nothing to compare it with: give two --kernel or --append")
+	}
+	return nil
+}
+
+// CheckUntil checks the --until-conclusive flags of cl as Run will,
+// before anything is inspected or booted: kdelta submit checks a lab's vm
+// job with it before queueing it for an agent whose kernels it cannot
+// see.
+func (o *Options) CheckUntil(cl CommandLine) error {
+	variants := 0 // a job file's are the agent's to read
+	if cl.File == "" {
+		vs, err := pairVariants(cl.Kernels, cl.Appends)
+		if err != nil {
+			return err
+		}
+		variants = len(vs)
+	}
+	return o.Until.check(o.Boots, variants, cl.Given)
+}
+
+// A question is one comparison --until-conclusive waits on: variant b
+// against variant a on one benchmark, and its verdict.
+type question struct {
+	key   string // the benchmark's (result.Benchmark.Key)
+	bench string // the benchmark as the stop line names it
+	a, b  int    // the variants, by index
+	n     history.Neighbour
+}
+
+// versusFirst are kdelta vm's questions: each variant against the first
+// on each benchmark's primary metric, the comparison the command ends
+// with (Compare).
+func versusFirst(so stats.Options) func([]*result.Set) []question {
+	return func(sets []*result.Set) []question {
+		r, err := Compare(sets, so)
+		if r == nil || err != nil {
+			return nil
+		}
+		var qs []question
+		for _, row := range r.Rows {
+			if !row.Primary {
+				continue
+			}
+			for i, c := range row.Vs {
+				qs = append(qs, question{
+					key: row.Workload + ":" + row.Params, bench: strings.TrimSpace(row.Workload + " " + row.Params), a: 0, b: i + 1,
+					n: history.Neighbour{Before: sets[0].Labels["variant"], After: sets[i+1].Labels["variant"], Comparison: c},
+				})
+			}
+		}
+		return qs
+	}
+}
+
+// untilBoots is the runner.Executor of kdelta vm and series: its first
+// batch is Options.Boots rounds of every variant (A B A B ...), each
+// later one a boot of each variant the stopping rule asks runs of, in
+// the variants' order.
+type untilBoots struct {
+	s *session
+	u *Until
+	// questions are what the boots of sets wait on.
+	questions func(sets []*result.Set) []question
+	// booted, when not nil, is called after each boot of variant vi.
+	booted func(vi int)
+}
+
+// schedule boots the variants as the session's options say, by
+// runner.Schedule: a boot brings Job.Repeat runs of every benchmark, so
+// boots are counted in runs of Repeat. When the boots ended by the rule,
+// Until.Stops say why.
+func (x *untilBoots) schedule(ctx context.Context) error {
+	opt := x.s.opt
+	per := max(opt.Job.Repeat, 1)
+	var until runner.Until
+	if x.u.On {
+		until = runner.Until{Batch: per, MaxRuns: x.u.MaxBoots * per, MoreOf: x.open}
+	}
+	if err := runner.Schedule(ctx, x, 0, opt.Boots*per, until); err != nil {
+		return err
+	}
+	if x.u.On {
+		x.u.Stops = x.stops(x.s.sets)
+	}
+	return nil
+}
+
+func (x *untilBoots) Sets() []*result.Set { return x.s.sets }
+
+func (x *untilBoots) Run(ctx context.Context, b runner.Batch) error {
+	if b.First() {
+		for range x.s.opt.Boots {
+			for vi := range x.s.vars {
+				if err := x.boot(ctx, vi); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	for vi, runs := range b.Runs {
+		// A variant at --max-boots boots no more, whatever its runs:
+		// the stopping rule then sees it bring none.
+		if vi < len(x.s.vars) && hasRuns(runs) && x.s.boots[vi] < x.u.MaxBoots {
+			if err := x.boot(ctx, vi); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (x *untilBoots) boot(ctx context.Context, vi int) error {
+	if err := x.s.boot(ctx, vi); err != nil {
+		return err
+	}
+	if x.booted != nil {
+		x.booted(vi)
+	}
+	return nil
+}
+
+func hasRuns(runs []int) bool {
+	for _, n := range runs {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// open is the question until conclusive asks after each batch: a
+// benchmark of a variant is open while a question of it is not clear.
+func (x *untilBoots) open(sets []*result.Set) [][]bool {
+	unclear := map[string]bool{} // benchmark key + "\x00" + variant index
+	for _, q := range x.questions(sets) {
+		if !q.n.Clear() {
+			unclear[fmt.Sprintf("%s\x00%d", q.key, q.a)] = true
+			unclear[fmt.Sprintf("%s\x00%d", q.key, q.b)] = true
+		}
+	}
+	out := make([][]bool, len(sets))
+	for si, s := range sets {
+		for _, b := range s.Benchmarks {
+			out[si] = append(out[si], unclear[fmt.Sprintf("%s\x00%d", b.Key(), si)])
+		}
+	}
+	return out
+}
+
+// stops says, for each question, whether it is clear and after how many
+// boots, or that it stayed unclear and why.
+func (x *untilBoots) stops(sets []*result.Set) []string {
+	var lines []string
+	for _, q := range x.questions(sets) {
+		ba, bb := x.s.boots[q.a], x.s.boots[q.b]
+		each := fmt.Sprintf("%d boots each", ba)
+		switch {
+		case ba != bb:
+			each = fmt.Sprintf("%d and %d boots", ba, bb)
+		case ba == 1:
+			each = "1 boot each"
+		}
+		var why string
+		switch {
+		case q.n.Clear():
+			why = "clear after " + each + ": " + bootsVerdict(q.n)
+		case max(ba, bb) >= x.u.MaxBoots:
+			why = fmt.Sprintf("reached --max-boots %d: %s", x.u.MaxBoots, bootsVerdict(q.n))
+		default:
+			why = "unclear after " + each + ": " + bootsVerdict(q.n)
+		}
+		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s -> %s: %s", q.bench, q.n.Before, q.n.After, why))
+	}
+	return lines
+}
+
+// bootsVerdict is a question's verdict as kdelta compare says it, the
+// sessions it counts called boots, with the change and its interval.
+func bootsVerdict(n history.Neighbour) string {
+	c := n.Comparison
+	if c.A.N == 0 {
+		return "not compared: " + n.Why
+	}
+	v := report.VerdictText(c)
+	if c.Verdict == stats.Inconclusive && c.NeedSessions > 0 {
+		v = fmt.Sprintf("inconclusive (need ≈%d boots)", c.NeedSessions)
+	}
+	if n.Step != nil && c.Verdict == stats.NoChange {
+		v += fmt.Sprintf(", where the change points put a step of %s", report.Pct(n.Step.Change))
+	}
+	return fmt.Sprintf("%s (%s %s %s)", v, report.Pct(c.Change), report.Interval(c.CI), report.PValue(c.P))
+}
