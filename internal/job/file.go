@@ -118,6 +118,12 @@ type VM struct {
 	Modules      string
 	Timeout      time.Duration
 	BootDeadline time.Duration
+	// UntilConclusive and MaxBoots are vm's --until-conclusive and
+	// --max-boots: boots after the first rounds while a verdict between
+	// the variants is inconclusive, up to MaxBoots of each (0: vm's
+	// default).
+	UntilConclusive bool
+	MaxBoots        int
 }
 
 // An Error is a problem in a job file, at a line when it is known.
@@ -655,8 +661,12 @@ func (d *decoder) vm(p keyPath, v any) (*VM, error) {
 			out.Timeout, err = d.duration(kp, m[k])
 		case "boot_deadline":
 			out.BootDeadline, err = d.duration(kp, m[k])
+		case "until_conclusive":
+			out.UntilConclusive, err = d.bool(kp, m[k])
+		case "max_boots":
+			out.MaxBoots, err = d.intMin(kp, m[k], 1)
 		default:
-			err = d.unknown(kp, []string{"boots", "cpus", "mem", "accel", "modules", "timeout", "boot_deadline"})
+			err = d.unknown(kp, []string{"boots", "cpus", "mem", "accel", "modules", "timeout", "boot_deadline", "until_conclusive", "max_boots"})
 		}
 		if err != nil {
 			return nil, err

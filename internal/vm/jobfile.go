@@ -168,4 +168,10 @@ func (o *Options) applyTable(m *job.VM, given func(string) bool) {
 	if !given("boot-deadline") && m.BootDeadline > 0 {
 		o.BootDeadline = m.BootDeadline
 	}
+	if !given("until-conclusive") && m.UntilConclusive {
+		o.Until.On = true
+	}
+	if !given("max-boots") && m.MaxBoots > 0 {
+		o.Until.MaxBoots = m.MaxBoots
+	}
 }

@@ -100,6 +100,8 @@ append = "preempt=full"
 boots = 3
 mem = "2G"
 timeout = "5m"
+until_conclusive = true
+max_boots = 6
 `
 
 // TestApplyJobFile checks kdelta vm -f: the variants' kernels (relative
@@ -125,6 +127,9 @@ func TestApplyJobFile(t *testing.T) {
 	// not in the table.
 	if o.Boots != 3 || o.Timeout != 5*time.Minute || o.Mem != DefaultMem || o.CPUs != DefaultCPUs {
 		t.Errorf("settings: boots %d, timeout %v, mem %s, cpus %d", o.Boots, o.Timeout, o.Mem, o.CPUs)
+	}
+	if !o.Until.On || o.Until.MaxBoots != 6 {
+		t.Errorf("until: %+v, want on with 6 boots at most", o.Until)
 	}
 
 	var one Options
