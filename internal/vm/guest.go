@@ -84,7 +84,22 @@ func GuestMain() int {
 			fmt.Fprintf(con, "kdelta guest: raw mode on %s: %v\n", guestChannel, err)
 		}
 	}
-	set, err := runGuestJob(con)
+	j, err := readGuestJob()
+	if err != nil {
+		fmt.Fprintf(con, "kdelta guest: %v\n", err)
+		send(frameError, []byte(err.Error()))
+		return 1
+	}
+	if j.ReportBoot {
+		sendBoot(con, send)
+	}
+	if j.Kexec != nil {
+		err := kexecInto(con, j.Kexec, send)
+		fmt.Fprintf(con, "kdelta guest: %v\n", err)
+		send(frameError, []byte(err.Error()))
+		return 1
+	}
+	set, err := runGuestJob(con, j)
 	if err != nil {
 		fmt.Fprintf(con, "kdelta guest: %v\n", err)
 		send(frameError, []byte(err.Error()))
@@ -129,8 +144,8 @@ func mountAll(con *os.File) {
 	}
 }
 
-// runGuestJob reads the job and runs it.
-func runGuestJob(con *os.File) (*result.Set, error) {
+// readGuestJob reads the guest's job.
+func readGuestJob() (*Job, error) {
 	b, err := os.ReadFile("/" + guestJob)
 	if err != nil {
 		return nil, fmt.Errorf("read the job: %w", err)
@@ -139,6 +154,11 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("/%s: %w", guestJob, err)
 	}
+	return j, nil
+}
+
+// runGuestJob runs the job.
+func runGuestJob(con *os.File, j *Job) (*result.Set, error) {
 	workload.SetToolVersions(j.ToolVersions)
 	// Modules first: a parameter resolved from the kernel (bridge's
 	// vlan_filtering=auto probes a bridge) must see bridge.ko loaded.
