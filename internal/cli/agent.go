@@ -29,5 +29,7 @@ func newAgentCmd() *cobra.Command {
 	f.StringVar(&labels, "labels", "", "labels that submit --select and --each match, k=v[,k=v...] (host, arch and cpus are added)")
 	f.BoolVar(&o.Once, "once", false, "stop when no job is queued for this agent and none runs")
 	f.DurationVar(&o.Lease, "lease", lab.DefaultLease, "how long this agent's heartbeat may stop before the others hand its job back")
+	f.StringVar(&o.Reboot, "reboot", lab.RebootKexec, "how a --kexec job reboots: kexec, or exit (load nothing, exit instead of rebooting: for tests and trials; whoever starts the agent again plays the booted machine)")
+	f.StringVar(&o.Root, "root", "", "read the running kernel's release, command line and boot id (and the load) under this directory instead of / (with --reboot exit, the booted machine a test plays)")
 	return c
 }
