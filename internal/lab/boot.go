@@ -92,7 +92,7 @@ func (a *agent) kexec(ctx context.Context, job *river.Job[JobArgs]) error {
 	rec := bootRecord{Kernel: b.Kernel, Release: k.Release, BootID: before.BootID, Base: base,
 		Cmdline: strings.TrimSpace(base + " " + b.Append)}
 	if a.opt.Reboot != RebootExit {
-		if err := loadKernel(b, rec.Cmdline); err != nil {
+		if err := vm.LoadKernel(b.Kernel, b.Initrd, rec.Cmdline); err != nil {
 			return river.JobCancel(fmt.Errorf("did not boot: %w", err))
 		}
 	}
@@ -116,23 +116,6 @@ func (a *agent) kexec(ctx context.Context, job *river.Job[JobArgs]) error {
 		return river.JobCancel(fmt.Errorf("did not boot: %w", err))
 	}
 	return nil
-}
-
-// loadKernel loads b's kernel and initramfs with the command line.
-func loadKernel(b *Boot, cmdline string) error {
-	kernel, err := os.Open(b.Kernel)
-	if err != nil {
-		return err
-	}
-	defer kernel.Close()
-	var initrd *os.File
-	if b.Initrd != "" {
-		if initrd, err = os.Open(b.Initrd); err != nil {
-			return err
-		}
-		defer initrd.Close()
-	}
-	return sys.KexecFileLoad(kernel, initrd, cmdline)
 }
 
 // check tells whether now, the running kernel at time at, is the boot

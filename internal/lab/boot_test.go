@@ -181,6 +181,22 @@ func TestKexecBootAcrossReboots(t *testing.T) {
 		}
 	})
 
+	t.Run("back after the deadline", func(t *testing.T) {
+		id := submit(t, "--kexec", image, "--kexec-append", "kdelta.lab=kexec", "--boot-deadline", "1s",
+			"--", "run", "syscall:calls=20000", "-r", "1", "--warmup", "0")
+		agent(t, "before the boot")
+		time.Sleep(1500 * time.Millisecond)
+		root.boot(k.Release, before+" kdelta.lab=kexec", "44444444-4444-4444-8444-444444444444")
+		log := agent(t, "late")
+		j := jobInfo(t, l.admin, id)
+		if j.State != "cancelled" || len(j.Errors) == 0 || !strings.Contains(j.Errors[len(j.Errors)-1], "did not boot within the deadline") {
+			t.Errorf("boot step back after its deadline: %s %q; want cancelled, did not boot\n%s", j.State, j.Errors, log)
+		}
+		if n := len(measuringSteps(t, admin, id)); n != 0 {
+			t.Errorf("%d measuring steps queued for a kernel that came back late", n)
+		}
+	})
+
 	// Bad input: one line, exit 2.
 	for _, args := range [][]string{
 		{"--kexec", "vmlinuz", "--", "run", "syscall"},

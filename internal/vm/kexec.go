@@ -55,17 +55,7 @@ func ReadBootReport(root string) BootReport {
 // carries, says so on the channel with send, and reboots into it. On
 // success it does not return.
 func kexecInto(con *os.File, step *KexecStep, send func(kind string, payload []byte)) error {
-	kernel, err := os.Open("/" + guestKexecKernel)
-	if err != nil {
-		return fmt.Errorf("kexec: %w", err)
-	}
-	defer kernel.Close()
-	initrd, err := os.Open("/" + guestKexecInitrd)
-	if err != nil {
-		return fmt.Errorf("kexec: %w", err)
-	}
-	defer initrd.Close()
-	if err := sys.KexecFileLoad(kernel, initrd, step.Cmdline); err != nil {
+	if err := LoadKernel("/"+guestKexecKernel, "/"+guestKexecInitrd, step.Cmdline); err != nil {
 		return fmt.Errorf("kexec into %s: %w", step.Release, err)
 	}
 	r := ReadBootReport("/")
@@ -74,6 +64,26 @@ func kexecInto(con *os.File, step *KexecStep, send func(kind string, payload []b
 	send(frameBoot, b)
 	fmt.Fprintf(con, "kdelta guest: %s (boot %s) loaded %s; rebooting into it with %q\n", r.Release, r.BootID, step.Release, step.Cmdline)
 	return sys.RebootKexec()
+}
+
+// LoadKernel loads the kernel image at kernel, with the initramfs at
+// initrd ("" for none) and the command line, as the kernel the next
+// sys.RebootKexec starts. It is the one load of a guest that kexecs and
+// of a lab agent's boot step, so TestVMKexec's boot covers both.
+func LoadKernel(kernel, initrd, cmdline string) error {
+	k, err := os.Open(kernel)
+	if err != nil {
+		return err
+	}
+	defer k.Close()
+	var i *os.File
+	if initrd != "" {
+		if i, err = os.Open(initrd); err != nil {
+			return err
+		}
+		defer i.Close()
+	}
+	return sys.KexecFileLoad(k, i, cmdline)
 }
 
 // sendBoot says the guest's boot on the channel, for the host's check
