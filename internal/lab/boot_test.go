@@ -127,6 +127,14 @@ func TestKexecBootAcrossReboots(t *testing.T) {
 			t.Fatalf("measuring step %d: %s, booted %+v\n%s", j.ID, j.State, j.Args.Booted, log)
 		}
 		checkRuns(t, l.admin, j.Sets, 3)
+		show := m.ok("jobs", "show", "--store", l.as("reader"), idArg(id), idArg(j.ID))
+		if !strings.Contains(show, "  boot:     kexec "+image+" (initrd -, append kdelta.lab=kexec), back within 1m0s\n") ||
+			!strings.Contains(show, "  booted:   "+k.Release+", boot 22222222-2222-4222-8222-222222222222 (job "+idArg(id)+")\n") {
+			t.Errorf("jobs show of the boot and measuring steps:\n%s", show)
+		}
+		if ls := m.ok("jobs", "ls", "--store", l.as("reader")); !strings.Contains(ls, "kexec "+filepath.Base(image)+", then run syscall") {
+			t.Errorf("jobs ls does not show the boot step:\n%s", ls)
+		}
 		if n := pgCount(t, admin, "SELECT COUNT(*) FROM lab_runs WHERE job_id = "+idArg(j.ID)); n != 3 {
 			t.Errorf("%d runs stored for the measuring step, want 3", n)
 		}

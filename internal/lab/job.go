@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -78,6 +79,19 @@ func (JobArgs) Kind() string { return Kind }
 // CommandLine is the job as a kdelta command line.
 func (a JobArgs) CommandLine() string {
 	return strings.Join(append([]string{a.Command}, a.Args...), " ")
+}
+
+// describe is the job in a table of jobs: its command line, after the
+// kernel a boot step boots, or with the boot step a measuring step
+// follows.
+func (a JobArgs) describe() string {
+	switch {
+	case a.Boot != nil:
+		return "kexec " + filepath.Base(a.Boot.Kernel) + ", then " + a.CommandLine()
+	case a.Booted != nil:
+		return fmt.Sprintf("%s (booted by job %d)", a.CommandLine(), a.Booted.Job)
+	}
+	return a.CommandLine()
 }
 
 // Labels are an agent's labels or a job's selection: name=value pairs.
