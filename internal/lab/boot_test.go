@@ -237,3 +237,41 @@ func measuringSteps(t *testing.T, db *sql.DB, id int64) []int64 {
 	}
 	return out
 }
+
+// One machine: the boot/measure protocol on the embedded SQLite store,
+// River's riversqlite driver completing the boot step and queueing the
+// measuring step in one transaction too.
+func TestKexecBootSQLite(t *testing.T) {
+	m := newMachine(t)
+	image := kernelImage(t)
+	k, err := vm.InspectKernel(image)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := newBootedRoot(t)
+	root.boot("6.1.0-lab-default", "root=/dev/sda2", "55555555-5555-4555-8555-555555555555")
+	ids, _ := jobIDs(t, m.ok("submit", "--on", "one", "--kexec", image, "--", "run", "syscall:calls=20000", "-r", "2", "--warmup", "0"))
+	agent := func(what string) string {
+		p := m.start("agent", "--name", "one", "--once", "--lease", "2s", "--reboot", "exit", "--root", root.dir)
+		if code := p.wait(t, 60*time.Second); code != 0 {
+			t.Fatalf("agent (%s): exit %d\n%s", what, code, p.stderr.String())
+		}
+		return p.stderr.String()
+	}
+	agent("before the boot")
+	root.boot(k.Release, "root=/dev/sda2", "66666666-6666-4666-8666-666666666666")
+	log := agent("after the boot")
+	if j := jobInfo(t, m.db(), ids[0]); j.State != "completed" {
+		t.Fatalf("boot step: %s %q\n%s", j.State, j.Errors, log)
+	}
+	db := m.sqlite()
+	var measure int64
+	if err := db.QueryRow("SELECT id FROM river_job WHERE json_extract(args, '$.booted.job') = ?", ids[0]).Scan(&measure); err != nil {
+		t.Fatalf("the measuring step: %v\n%s", err, log)
+	}
+	j := jobInfo(t, m.db(), measure)
+	if j.State != "completed" {
+		t.Fatalf("measuring step %d: %s %q\n%s", measure, j.State, j.Errors, log)
+	}
+	checkRuns(t, m.db(), j.Sets, 2)
+}
