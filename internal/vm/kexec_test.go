@@ -17,6 +17,7 @@ import (
 // them on the result channel, and the fingerprint taken in the second
 // boot. Without apt (the generic package cannot be fetched) the loader
 // kexecs into its own image, told apart by its command line and boot id.
+// A second kernel that panics fails the boot, saying which boot failed.
 func TestVMKexec(t *testing.T) {
 	loaderImage := kernelLink(t, testKernel(t))
 	bin := staticKdelta(t)
@@ -107,6 +108,18 @@ func TestVMKexec(t *testing.T) {
 	if runs != 2 {
 		t.Errorf("%d runs, want 2", runs)
 	}
+
+	// A second kernel that does not come up (no init: it panics) fails
+	// the boot, saying the loader loaded it and it said nothing.
+	con.Reset()
+	opt.Variants = []Variant{{Kernel: second, Append: "rdinit=/nonexistent"}}
+	start = time.Now()
+	_, err = Run(context.Background(), opt)
+	t.Logf("kexec into a kernel that panics: %.1f s", time.Since(start).Seconds())
+	if err == nil || !strings.Contains(err.Error(), "loaded "+sk.Release+", which said nothing of its boot") || !strings.Contains(err.Error(), "panicked") {
+		t.Errorf("kexec into a kernel that cannot start init: %v; want the loader's load and the panic said\nconsole:\n%s", err, tailLines(con.String(), 30))
+	}
+	checkNoQemu(t, loaderImage)
 }
 
 func tailLines(s string, n int) string {

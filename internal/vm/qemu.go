@@ -259,9 +259,16 @@ wait:
 		}
 	}
 	var msg string
+	// Of a loader's run, which of the two boots went wrong.
+	kexecSaid := ""
+	if b.kexec != nil {
+		if _, _, err := checkKexec(reports, *b.kexec); err != nil {
+			kexecSaid = err.Error() + "; "
+		}
+	}
 	switch {
 	case con.panicLine() != "":
-		msg = "guest kernel panicked: " + con.panicLine()
+		msg = kexecSaid + "guest kernel panicked: " + con.panicLine()
 		con.mu.Lock()
 		ctxLines := con.panicContext
 		con.mu.Unlock()
@@ -275,6 +282,7 @@ wait:
 	default:
 		msg = "guest sent garbage: " + perr.Error()
 	}
+	msg = kexecSaid + msg
 	if waitErr != nil {
 		msg += fmt.Sprintf(" (qemu: %v)", waitErr)
 	}
