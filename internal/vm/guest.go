@@ -41,7 +41,10 @@ func IsGuest() bool {
 // the job with the normal runner (each measured run in a child, the kdelta
 // binary re-executed, as on a host), takes the fingerprint from inside the
 // guest, sends the result set to the host as a frame over the second
-// serial port and powers off. It returns only if powering off fails.
+// serial port and powers off. It returns only if powering off fails. A
+// loader's /init (Options.KexecFrom) runs nothing: it says its boot, loads
+// the kernel its initramfs carries and reboots into it, whose /init says
+// its boot in turn before it runs the job.
 func GuestMain() int {
 	con := os.Stdout
 	var ch *os.File

@@ -98,10 +98,8 @@ func sendBoot(con *os.File, send func(kind string, payload []byte)) {
 // A loader is how a variant boots by kexec: the loader kernel and the
 // initramfs that carries the variant, and what the second boot must be.
 type loader struct {
-	kernel  string
-	release string
-	initrd  string
-	want    KexecStep
+	kernel, initrd string
+	want           KexecStep
 }
 
 // kernelCmdline is the whole command line a variant's kernel gets: the
@@ -136,7 +134,7 @@ func prepareLoaders(opt *Options, dir string, vars []*prepared) error {
 			return fmt.Errorf("--kexec-from %s: an %s kernel cannot kexec into %s, an %s kernel", opt.KexecFrom, lk.Arch, v.Kernel, v.kernel.Arch)
 		}
 		want := KexecStep{Release: v.kernel.Release, Cmdline: kernelCmdline(v.arch, v.Append)}
-		v.loader = &loader{kernel: image, release: lk.Release, want: want}
+		v.loader = &loader{kernel: image, want: want}
 		key := v.initrd + "\x00" + want.Cmdline
 		if path, ok := made[key]; ok {
 			v.loader.initrd = path
