@@ -139,7 +139,8 @@ step "race detector on the packages with concurrency"
 race_pkgs=$(grep -rlE --include='*.go' --exclude='*_test.go' '^[[:space:]]*go (func|[A-Za-z_.]+\()' cmd internal |
 	xargs -n1 dirname | sort -u | sed 's|^|./|')
 echo "race:" $race_pkgs
-# The kernel boots of these vm tests ran in the tests step; under the race
+# The kernel boots of these vm tests (TestVMKexec's loader and second
+# kernel among them) ran in the tests step; under the race
 # detector TestVMEndToEnd's boot covers the console and result-channel
 # goroutines they share, at a third of the time. TestRunUntil and
 # TestContextSwitchOneSwitchPerHandoff start many race-instrumented
@@ -148,7 +149,7 @@ echo "race:" $race_pkgs
 # for four systems (20 s or more under the race detector) and starts no
 # goroutine. TestVMJobUntilConclusive's four boots run in the agent's
 # kdelta (built without the race detector), not in the test.
-race_skip='^(TestKVMAbortFallsBack|TestKVMAbortCLI|TestVMModules|TestRPMKernel|TestRunUntil|TestContextSwitchOneSwitchPerHandoff|TestStubsMatchLinux|TestVMJobUntilConclusive)$'
+race_skip='^(TestVMKexec|TestKVMAbortFallsBack|TestKVMAbortCLI|TestVMModules|TestRPMKernel|TestRunUntil|TestContextSwitchOneSwitchPerHandoff|TestStubsMatchLinux|TestVMJobUntilConclusive)$'
 go test -count=1 -p 1 -race -timeout 15m -skip "$race_skip" $race_pkgs
 
 step "portable tests on ppc64le under qemu-user"

@@ -14,6 +14,7 @@ import (
 
 func newSubmitCmd() *cobra.Command {
 	var loc, sel, on, each string
+	var boot lab.Boot
 	c := &cobra.Command{
 		Use:   "submit [--select LABELS | --on NAME | --each LABELS] -- run|ab|stat|vm|noop ARGS...",
 		Short: "Queue a job for the lab's agents: a kdelta run, ab, stat or vm session; prints the job ids",
@@ -26,6 +27,11 @@ func newSubmitCmd() *cobra.Command {
 			j, err := jobArgs(c.Context(), args[0], args[1:])
 			if err != nil {
 				return err
+			}
+			for _, f := range []string{"kexec", "kexec-initrd", "kexec-append", "boot-deadline"} {
+				if c.Flags().Changed(f) {
+					j.Boot = &boot
+				}
 			}
 			o := lab.SubmitOptions{Store: storeLocation(c.Context(), loc), Job: j, On: on}
 			if o.Select, err = lab.ParseLabels(sel, "--select"); err != nil {
@@ -46,6 +52,10 @@ func newSubmitCmd() *cobra.Command {
 	c.Flags().StringVar(&sel, "select", "", "queue for one live agent with these labels, k=v[,k=v...] (the one with the fewest jobs waiting)")
 	c.Flags().StringVar(&on, "on", "", "queue for the agent of this name, running or not")
 	c.Flags().StringVar(&each, "each", "", "queue one job for every agent with these labels, k=v[,k=v...]")
+	c.Flags().StringVar(&boot.Kernel, "kexec", "", "boot this kernel image (its path on the agent's machine) by kexec before the job, and measure in that boot")
+	c.Flags().StringVar(&boot.Initrd, "kexec-initrd", "", "with --kexec: the kernel's initramfs (its path on the agent's machine)")
+	c.Flags().StringVar(&boot.Append, "kexec-append", "", "with --kexec: arguments after the running kernel's command line")
+	c.Flags().DurationVar(&boot.Deadline, "boot-deadline", lab.DefaultBootDeadline, "with --kexec: how long the kernel has to come back before the job fails as \"did not boot\"")
 	return c
 }
 

@@ -38,8 +38,16 @@ type AgentOptions struct {
 	// Log takes one line per job started, finished or handed back, and
 	// the warnings.
 	Log io.Writer
-	// Root is where the machine's /proc is read from ("" for /).
+	// Root is where the machine's /proc is read from ("" for /): the
+	// heartbeat's kernel, boot id and load, and a boot step's check of
+	// the kernel that came up.
 	Root string
+	// Reboot is how a boot step (a job with --kexec) reboots: RebootKexec
+	// ("" too) loads the kernel and reboots into it; RebootExit loads
+	// nothing and exits the agent where it would reboot, so that
+	// whoever starts it again plays the machine that booted (with Root,
+	// the kernel it came up in): for tests, and trials of a lab.
+	Reboot string
 }
 
 // DefaultLease is an agent's lease unless told otherwise.
@@ -72,6 +80,9 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 	}
 	if err := checkName(opt.Name); err != nil {
 		return err
+	}
+	if opt.Reboot != "" && opt.Reboot != RebootKexec && opt.Reboot != RebootExit {
+		return fmt.Errorf("--reboot: %q is not kexec or exit", opt.Reboot)
 	}
 	if opt.Lease <= 0 {
 		opt.Lease = DefaultLease
@@ -122,6 +133,9 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 	// The heartbeat names the client before it fetches anything, so that
 	// no other agent takes this one's first job for a dead agent's.
 	if err := a.firstBeat(ctx, id); err != nil {
+		return fmt.Errorf("%s: %w", l.loc, err)
+	}
+	if err := a.resumeBoots(ctx); err != nil {
 		return fmt.Errorf("%s: %w", l.loc, err)
 	}
 	runCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))

@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Kind is the River kind of a lab job.
@@ -36,7 +38,40 @@ type JobArgs struct {
 	// Agent the agent it was queued for.
 	Select string `json:"select,omitempty"`
 	Agent  string `json:"agent"`
+	// Boot, when set, makes the job a boot step: the agent boots Boot's
+	// kernel by kexec, and once the machine runs it, completes this job
+	// in the transaction that queues the measuring step, the same command
+	// line with Booted set.
+	Boot *Boot `json:"boot,omitempty"`
+	// Booted says the boot a measuring step runs in: it measures nothing
+	// in another.
+	Booted *Booted `json:"booted,omitempty"`
 }
+
+// A Boot is the kernel a boot step starts by kexec, its files named by
+// their paths on the agent's machine.
+type Boot struct {
+	Kernel string `json:"kernel"`
+	Initrd string `json:"initrd,omitempty"`
+	// Append follows the running kernel's command line (its root=,
+	// console=...) on the new kernel's; /proc/cmdline must show the
+	// whole line after the boot.
+	Append string `json:"append,omitempty"`
+	// Deadline is how long the kernel has to come back, from the agent's
+	// record of the boot to its check after it.
+	Deadline time.Duration `json:"deadline_ns"`
+}
+
+// Booted is the boot a boot step made: the job, the release and the boot
+// id.
+type Booted struct {
+	Job     int64  `json:"job"`
+	Release string `json:"release"`
+	BootID  string `json:"boot_id"`
+}
+
+// DefaultBootDeadline is a boot step's deadline unless the job gives one.
+const DefaultBootDeadline = 10 * time.Minute
 
 // Kind is River's name for the job's kind.
 func (JobArgs) Kind() string { return Kind }
@@ -44,6 +79,19 @@ func (JobArgs) Kind() string { return Kind }
 // CommandLine is the job as a kdelta command line.
 func (a JobArgs) CommandLine() string {
 	return strings.Join(append([]string{a.Command}, a.Args...), " ")
+}
+
+// describe is the job in a table of jobs: its command line, after the
+// kernel a boot step boots, or with the boot step a measuring step
+// follows.
+func (a JobArgs) describe() string {
+	switch {
+	case a.Boot != nil:
+		return "kexec " + filepath.Base(a.Boot.Kernel) + ", then " + a.CommandLine()
+	case a.Booted != nil:
+		return fmt.Sprintf("%s (booted by job %d)", a.CommandLine(), a.Booted.Job)
+	}
+	return a.CommandLine()
 }
 
 // Labels are an agent's labels or a job's selection: name=value pairs.

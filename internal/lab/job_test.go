@@ -1,9 +1,14 @@
 package lab
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/vm"
 )
 
 // River's own rule for queue names (client.go's nameRegex).
@@ -70,5 +75,44 @@ func TestShown(t *testing.T) {
 	}
 	if got := shown("a\x1b[2Jb"); strings.ContainsRune(got, 0x1b) {
 		t.Errorf("shown kept an escape: %q", got)
+	}
+}
+
+// The boot check: another boot id, the release and the command line the
+// boot step recorded, before its deadline; and a measuring step measures
+// only in the boot its boot step made.
+func TestBootCheck(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	rec := bootRecord{Release: "6.1.0-57-amd64", Cmdline: "root=/dev/vda1 x=1", BootID: "before", Deadline: now.Add(time.Minute)}
+	for _, tc := range []struct {
+		name string
+		now  vm.BootReport
+		at   time.Time
+		err  string
+	}{
+		{"booted", vm.BootReport{Release: rec.Release, Cmdline: rec.Cmdline, BootID: "after"}, now, ""},
+		{"not rebooted", vm.BootReport{Release: "6.1.0-57-cloud-amd64", Cmdline: "root=/dev/vda1", BootID: "before"}, now, "did not boot: the boot id is still before"},
+		{"default kernel", vm.BootReport{Release: "6.1.0-57-cloud-amd64", Cmdline: "root=/dev/vda1", BootID: "after"}, now, "did not boot: 6.1.0-57-cloud-amd64 is running, not 6.1.0-57-amd64"},
+		{"other cmdline", vm.BootReport{Release: rec.Release, Cmdline: "root=/dev/vda1", BootID: "after"}, now, `came up with the command line "root=/dev/vda1"`},
+		{"late", vm.BootReport{Release: rec.Release, Cmdline: rec.Cmdline, BootID: "after"}, now.Add(2 * time.Minute), "did not boot within the deadline"},
+	} {
+		err := rec.check(tc.now, tc.at)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: %v; want an error saying %q", tc.name, err, tc.err)
+		}
+	}
+
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "proc/sys/kernel/random"), 0o755)
+	os.WriteFile(filepath.Join(root, "proc/sys/kernel/random/boot_id"), []byte("after\n"), 0o644)
+	a := &agent{opt: AgentOptions{Root: root}}
+	if err := a.checkBooted(&Booted{Job: 7, Release: rec.Release, BootID: "after"}); err != nil {
+		t.Errorf("in the boot its boot step made: %v", err)
+	}
+	if err := a.checkBooted(&Booted{Job: 7, Release: rec.Release, BootID: "earlier"}); err == nil || !strings.Contains(err.Error(), "rebooted since job 7 booted") {
+		t.Errorf("in another boot: %v; want a refusal naming job 7", err)
 	}
 }

@@ -77,8 +77,9 @@ type Lab struct {
 	db     *sql.DB
 	pool   *pgxpool.Pool // PostgreSQL: River's pool, which db shares
 	client engine
-	// complete runs f and completes job in one transaction.
-	complete func(ctx context.Context, job *river.Job[JobArgs], f func(store.Execer) error) error
+	// complete runs f, completes job and queues the jobs of next (a
+	// boot step's measuring step) in one transaction.
+	complete func(ctx context.Context, job *river.Job[JobArgs], f func(store.Execer) error, next []river.InsertManyParams) error
 }
 
 // Close closes the client's connections.
@@ -141,7 +142,7 @@ func openSQLite(ctx context.Context, loc string, cfg *river.Config) (*Lab, error
 		return nil, fmt.Errorf("%s: %w", loc, err)
 	}
 	l.client = c
-	l.complete = func(ctx context.Context, job *river.Job[JobArgs], f func(store.Execer) error) error {
+	l.complete = func(ctx context.Context, job *river.Job[JobArgs], f func(store.Execer) error, next []river.InsertManyParams) error {
 		tx, err := db.BeginTx(ctx, nil)
 		if err != nil {
 			return err
@@ -156,6 +157,11 @@ func openSQLite(ctx context.Context, loc string, cfg *river.Config) (*Lab, error
 		}
 		if err := completed(done.JobRow); err != nil {
 			return err
+		}
+		if len(next) > 0 {
+			if _, err := c.InsertManyTx(ctx, tx, next); err != nil {
+				return err
+			}
 		}
 		return tx.Commit()
 	}
@@ -224,7 +230,7 @@ func openPostgres(ctx context.Context, loc string, migrate bool, cfg *river.Conf
 		return fail(err)
 	}
 	l.client = c
-	l.complete = func(ctx context.Context, job *river.Job[JobArgs], f func(store.Execer) error) error {
+	l.complete = func(ctx context.Context, job *river.Job[JobArgs], f func(store.Execer) error, next []river.InsertManyParams) error {
 		tx, err := pool.Begin(ctx)
 		if err != nil {
 			return err
@@ -239,6 +245,11 @@ func openPostgres(ctx context.Context, loc string, migrate bool, cfg *river.Conf
 		}
 		if err := completed(done.JobRow); err != nil {
 			return err
+		}
+		if len(next) > 0 {
+			if _, err := c.InsertManyTx(ctx, tx, next); err != nil {
+				return err
+			}
 		}
 		return tx.Commit(ctx)
 	}

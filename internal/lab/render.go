@@ -41,7 +41,7 @@ func WriteJobs(w io.Writer, jobs []JobInfo, now time.Time) {
 	fmt.Fprintln(tw, "ID\tSTATE\tAGENT\tRUNS\tATTEMPT\tCREATED\tJOB")
 	for _, j := range jobs {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%s\t%d/%d\t%s\t%s\n", j.ID, j.State, shown(j.Args.Agent), j.Stored, asked(j.Args.Runs),
-			j.Attempt, j.MaxAttempts, ago(now, j.Created), shown(j.Args.CommandLine()))
+			j.Attempt, j.MaxAttempts, ago(now, j.Created), shown(j.Args.describe()))
 	}
 	tw.Flush()
 }
@@ -55,6 +55,12 @@ func WriteJob(w io.Writer, j JobInfo, now time.Time) {
 		sel = "-"
 	}
 	fmt.Fprintf(w, "  agent:    %s (asked: %s)\n", shown(j.Args.Agent), shown(sel))
+	if b := j.Args.Boot; b != nil {
+		fmt.Fprintf(w, "  boot:     kexec %s (initrd %s, append %s), back within %s\n", shown(b.Kernel), shown(orDash(b.Initrd)), shown(orDash(b.Append)), b.Deadline)
+	}
+	if b := j.Args.Booted; b != nil {
+		fmt.Fprintf(w, "  booted:   %s, boot %s (job %d)\n", shown(b.Release), shown(b.BootID), b.Job)
+	}
 	fmt.Fprintf(w, "  runs:     %d stored of %s asked per benchmark and cell\n", j.Stored, asked(j.Args.Runs))
 	fmt.Fprintf(w, "  attempt:  %d of %d\n", j.Attempt, j.MaxAttempts)
 	fmt.Fprintf(w, "  created:  %s\n", ago(now, j.Created))
@@ -101,4 +107,11 @@ func asked(runs int) string {
 		return "-"
 	}
 	return strconv.Itoa(runs)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

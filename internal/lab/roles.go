@@ -25,7 +25,7 @@ type Roles struct {
 var resultTables = []string{"sets", "labels", "benchmarks", "metrics", "runs", "run_values"}
 
 // labTables are the lab's tables of what jobs measured, insert-only too.
-var labTables = []string{"lab_sets", "lab_runs", "lab_attempts"}
+var labTables = []string{"lab_sets", "lab_runs", "lab_attempts", "lab_boots"}
 
 var roleName = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 

@@ -54,6 +54,9 @@ func CheckJob(j JobArgs) error {
 			return fmt.Errorf("submit: %s in the job: the agent records its runs in the lab's store", name)
 		}
 	}
+	if err := checkBoot(j); err != nil {
+		return err
+	}
 	if j.Command == "stat" && !slices.Contains(j.Args, "--") {
 		return errors.New("submit: stat: put the command after -- (kdelta submit -- stat -r N -- CMD ARGS)")
 	}

@@ -39,6 +39,15 @@ func (w *worker) Work(ctx context.Context, job *river.Job[JobArgs]) error {
 	a.running(ctx, job.ID)
 	defer a.running(context.WithoutCancel(ctx), 0)
 	args := job.Args
+	if args.Boot != nil {
+		return a.bootStep(ctx, job, started)
+	}
+	if args.Booted != nil {
+		if err := a.checkBooted(args.Booted); err != nil {
+			a.logf("job %d: %v", job.ID, err)
+			return river.JobCancel(err)
+		}
+	}
 	if args.Command == "noop" {
 		return a.finish(ctx, job, started)
 	}
@@ -385,11 +394,12 @@ func boolInt(b bool) int {
 }
 
 // finish completes job in one transaction with what it measured: its
-// result sets, whole, and the attempt's times. It tries again with
+// result sets, whole, and the attempt's times, and queues the jobs of
+// next (a boot step's measuring step). It tries again with
 // backoff while the database does not answer.
-func (a *agent) finish(ctx context.Context, job *river.Job[JobArgs], started time.Time) error {
+func (a *agent) finish(ctx context.Context, job *river.Job[JobArgs], started time.Time, next ...river.InsertManyParams) error {
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		err := a.complete(ctx, job, started)
+		err := a.complete(ctx, job, started, next)
 		if err == nil || ctx.Err() != nil || !transient(err) {
 			return err
 		}
@@ -424,7 +434,7 @@ func transient(err error) bool {
 	return true
 }
 
-func (a *agent) complete(ctx context.Context, job *river.Job[JobArgs], started time.Time) error {
+func (a *agent) complete(ctx context.Context, job *river.Job[JobArgs], started time.Time, next []river.InsertManyParams) error {
 	l := a.lab
 	sets, err := l.sets(ctx, job.ID)
 	if err != nil {
@@ -444,7 +454,7 @@ func (a *agent) complete(ctx context.Context, job *river.Job[JobArgs], started t
 		_, err := tx.ExecContext(ctx, q(l.pg, `INSERT INTO lab_attempts (job_id, attempt, agent, claimed, started, finished)
 			VALUES (?, ?, ?, ?, ?, ?)`), job.ID, job.Attempt, a.opt.Name, claimed.UnixNano(), started.UnixNano(), finished.UnixNano())
 		return err
-	})
+	}, next)
 	if err != nil {
 		return err
 	}
@@ -454,7 +464,7 @@ func (a *agent) complete(ctx context.Context, job *river.Job[JobArgs], started t
 			n += len(b.Measured())
 		}
 	}
-	if job.Args.Command != "noop" {
+	if job.Args.Command != "noop" && job.Args.Boot == nil {
 		a.logf("job %d: done, %d measured runs in %d result sets", job.ID, n, len(sets))
 	}
 	return nil

@@ -1,9 +1,9 @@
 // Package sys is kdelta's only door to golang.org/x/sys/unix and to
 // rtnetlink (vishvananda/netlink): raw system calls for measured loops, CPU
 // affinity and scheduling policy, membarrier, network namespaces and the
-// links in them, the tracefs and debugfs mounts perf would make, and the
+// links in them, the tracefs and debugfs mounts perf would make, the
 // re-execution of the kdelta binary as a child task that dies with its
-// creator.
+// creator, and kexec_file_load with the reboot into the kernel it loaded.
 //
 // Each X_linux.go has an X_other.go for every other system, declaring the
 // same names with the same types (TestStubsMatchLinux checks it): its

@@ -16,8 +16,9 @@ import (
 //	KDELTA/1 KIND LENGTH SHA256\n
 //	PAYLOAD\n
 //
-// KIND is "result" (the payload is the result set, JSON, gzip-compressed)
-// or "error" (the payload is a one-line message). LENGTH is the payload's
+// KIND is "result" (the payload is the result set, JSON, gzip-compressed),
+// "error" (the payload is a one-line message) or "boot" (a BootReport,
+// JSON: what a guest that kexecs, or was kexeced into, says of its boot). LENGTH is the payload's
 // size in decimal, SHA256 its hash in hex. A serial line can drop,
 // duplicate or garble bytes and the guest may die mid-frame, so the host
 // believes a payload only when its length and hash match.
@@ -27,6 +28,7 @@ const frameMagic = "KDELTA/1 "
 const (
 	frameResult = "result"
 	frameError  = "error"
+	frameBoot   = "boot"
 )
 
 // maxFrame bounds a payload: a result set with raw latencies kept, gzip
@@ -99,7 +101,7 @@ func parseFrame(b []byte, nl int) (frame, int, error) {
 		return frame{}, 0, fmt.Errorf("malformed header %q", truncate(header, 80))
 	}
 	kind := string(fields[0])
-	if kind != frameResult && kind != frameError {
+	if kind != frameResult && kind != frameError && kind != frameBoot {
 		return frame{}, 0, fmt.Errorf("unknown kind %q", truncate(kind, 20))
 	}
 	n, err := strconv.Atoi(string(fields[1]))

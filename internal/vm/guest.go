@@ -41,7 +41,10 @@ func IsGuest() bool {
 // the job with the normal runner (each measured run in a child, the kdelta
 // binary re-executed, as on a host), takes the fingerprint from inside the
 // guest, sends the result set to the host as a frame over the second
-// serial port and powers off. It returns only if powering off fails.
+// serial port and powers off. It returns only if powering off fails. A
+// loader's /init (Options.KexecFrom) runs nothing: it says its boot, loads
+// the kernel its initramfs carries and reboots into it, whose /init says
+// its boot in turn before it runs the job.
 func GuestMain() int {
 	con := os.Stdout
 	var ch *os.File
@@ -84,7 +87,22 @@ func GuestMain() int {
 			fmt.Fprintf(con, "kdelta guest: raw mode on %s: %v\n", guestChannel, err)
 		}
 	}
-	set, err := runGuestJob(con)
+	j, err := readGuestJob()
+	if err != nil {
+		fmt.Fprintf(con, "kdelta guest: %v\n", err)
+		send(frameError, []byte(err.Error()))
+		return 1
+	}
+	if j.ReportBoot {
+		sendBoot(con, send)
+	}
+	if j.Kexec != nil {
+		err := kexecInto(con, j.Kexec, send)
+		fmt.Fprintf(con, "kdelta guest: %v\n", err)
+		send(frameError, []byte(err.Error()))
+		return 1
+	}
+	set, err := runGuestJob(con, j)
 	if err != nil {
 		fmt.Fprintf(con, "kdelta guest: %v\n", err)
 		send(frameError, []byte(err.Error()))
@@ -129,8 +147,8 @@ func mountAll(con *os.File) {
 	}
 }
 
-// runGuestJob reads the job and runs it.
-func runGuestJob(con *os.File) (*result.Set, error) {
+// readGuestJob reads the guest's job.
+func readGuestJob() (*Job, error) {
 	b, err := os.ReadFile("/" + guestJob)
 	if err != nil {
 		return nil, fmt.Errorf("read the job: %w", err)
@@ -139,6 +157,11 @@ func runGuestJob(con *os.File) (*result.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("/%s: %w", guestJob, err)
 	}
+	return j, nil
+}
+
+// runGuestJob runs the job.
+func runGuestJob(con *os.File, j *Job) (*result.Set, error) {
 	workload.SetToolVersions(j.ToolVersions)
 	// Modules first: a parameter resolved from the kernel (bridge's
 	// vlan_filtering=auto probes a bridge) must see bridge.ko loaded.

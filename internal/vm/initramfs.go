@@ -12,6 +12,9 @@ import (
 const (
 	guestJob  = "kdelta/job.json"
 	guestInit = "init"
+	// A loader's second kernel and its initramfs (Options.KexecFrom).
+	guestKexecKernel = "kdelta/kexec/kernel"
+	guestKexecInitrd = "kdelta/kexec/initrd.cpio"
 )
 
 // An initramfs is what a guest's initial root file system holds: kdelta as
@@ -23,6 +26,9 @@ type initramfs struct {
 	Release string // names /boot/config-RELEASE
 	Config  string // the kernel config file, "" for none
 	Modules []module
+	// KexecKernel and KexecInitrd, in a loader's initramfs, are the
+	// kernel image its /init starts and that kernel's initramfs.
+	KexecKernel, KexecInitrd string
 }
 
 // writeInitramfs writes the newc archive of r to w, uncompressed: under
@@ -51,6 +57,16 @@ func writeInitramfs(w io.Writer, r *initramfs) error {
 			return fmt.Errorf("initramfs: kernel config: %w", err)
 		}
 		c.File("boot/config-"+r.Release, 0o644, cfg)
+	}
+	for _, f := range []struct{ src, dst string }{{r.KexecKernel, guestKexecKernel}, {r.KexecInitrd, guestKexecInitrd}} {
+		if f.src == "" {
+			continue
+		}
+		data, err := os.ReadFile(f.src)
+		if err != nil {
+			return fmt.Errorf("initramfs: %w", err)
+		}
+		c.File(f.dst, 0o644, data)
 	}
 	if len(r.Modules) > 0 {
 		var names []string

@@ -46,6 +46,20 @@ type Job struct {
 	// order=auto, kill's pidmax=auto) follow the host's, which the results
 	// will be compared with.
 	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+	// Kexec, when set, makes the guest a loader (Options.KexecFrom): its
+	// /init runs nothing but starts the kernel its initramfs carries
+	// with kexec_file_load, and the job runs in that kernel's boot.
+	Kexec *KexecStep `json:"kexec,omitempty"`
+	// ReportBoot makes the guest say what it booted (a BootReport) on
+	// the channel before it runs the job: the boot a loader kexeced into.
+	ReportBoot bool `json:"report_boot,omitempty"`
+}
+
+// A KexecStep is the kernel a loader guest starts: the release it must
+// come up as and its whole command line.
+type KexecStep struct {
+	Release string `json:"release"`
+	Cmdline string `json:"cmdline"`
 }
 
 // ParseJob parses the command line given after `--`: "run", then the

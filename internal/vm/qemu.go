@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -56,6 +57,9 @@ type boot struct {
 	// deadline, when not zero, is how long the kernel has to print its
 	// first line: the KVM probe.
 	deadline time.Duration
+	// kexec, when not nil, says the guest is a loader and what the boot
+	// it kexecs into must be.
+	kexec *KexecStep
 
 	// What the last run saw: ran, whether qemu started at all; started,
 	// whether the kernel printed its first line (or /init its first);
@@ -112,10 +116,7 @@ func (e *bootError) Error() string {
 // args returns qemu's command line for b, writing the guest's channel to
 // chanPath.
 func (b *boot) args(chanPath string) []string {
-	cmdline := b.arch.console + " " + fixedAppend
-	if b.append != "" {
-		cmdline += " " + b.append
-	}
+	cmdline := kernelCmdline(b.arch, b.append)
 	a := append([]string{"-accel", b.accel}, b.arch.machine...)
 	switch {
 	case b.accel == "kvm":
@@ -230,12 +231,26 @@ wait:
 	}
 	data, rerr := os.ReadFile(chanPath)
 	frames, perr := parseFrames(data)
+	var reports []BootReport
 	for _, f := range frames {
 		switch f.Kind {
+		case frameBoot:
+			var r BootReport
+			if err := json.Unmarshal(f.Payload, &r); err != nil {
+				return nil, &bootError{msg: "guest sent a boot report that does not decode: " + err.Error(), console: con.tail(5)}
+			}
+			reports = append(reports, r)
 		case frameResult:
 			set, err := decodeResult(f.Payload)
 			if err != nil {
 				return nil, &bootError{msg: "guest sent a result that does not decode: " + err.Error(), console: con.tail(5)}
+			}
+			if b.kexec != nil {
+				first, second, err := checkKexec(reports, *b.kexec)
+				if err != nil {
+					return nil, err
+				}
+				tagKexec(set, first, second)
 			}
 			return set, nil
 		case frameError:
@@ -244,9 +259,16 @@ wait:
 		}
 	}
 	var msg string
+	// Of a loader's run, which of the two boots went wrong.
+	kexecSaid := ""
+	if b.kexec != nil {
+		if _, _, err := checkKexec(reports, *b.kexec); err != nil {
+			kexecSaid = err.Error() + "; "
+		}
+	}
 	switch {
 	case con.panicLine() != "":
-		msg = "guest kernel panicked: " + con.panicLine()
+		msg = kexecSaid + "guest kernel panicked: " + con.panicLine()
 		con.mu.Lock()
 		ctxLines := con.panicContext
 		con.mu.Unlock()
@@ -260,6 +282,7 @@ wait:
 	default:
 		msg = "guest sent garbage: " + perr.Error()
 	}
+	msg = kexecSaid + msg
 	if waitErr != nil {
 		msg += fmt.Sprintf(" (qemu: %v)", waitErr)
 	}

@@ -47,6 +47,12 @@ func startSession(opt *Options) (*session, error) {
 		s.close()
 		return nil, err
 	}
+	if opt.KexecFrom != "" {
+		if err := prepareLoaders(opt, s.dir, s.vars); err != nil {
+			s.close()
+			return nil, err
+		}
+	}
 	// KVM serves the variants of this machine's architecture; the others
 	// are emulated, said once.
 	foreign := ""
@@ -105,6 +111,10 @@ func (s *session) boot(ctx context.Context, vi int) error {
 		accel: s.accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
 	if !v.arch.native() {
 		b.accel = "tcg"
+	}
+	if l := v.loader; l != nil {
+		// qemu boots the loader, which kexecs into the variant.
+		b.kernel, b.initrd, b.append, b.kexec = l.kernel, l.initrd, "", &l.want
 	}
 	if b.accel == "kvm" && !s.kvmStarted {
 		b.deadline = s.deadline

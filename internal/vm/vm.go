@@ -54,6 +54,13 @@ type Options struct {
 	// tree, or a directory holding lib/modules/RELEASE); "" for none.
 	Modules string
 	Job     *Job
+	// KexecFrom, when not "", is the kernel (a file, deb: or rpm:) that
+	// qemu boots first: its /init loads the variant's kernel with
+	// kexec_file_load and reboots into it, where the job runs, and the
+	// boot counts only if the kernel that comes up is the variant's
+	// (another boot id, its release, its command line). It tests the
+	// kexec path a lab agent takes on bare metal.
+	KexecFrom string
 	// Timeout bounds each boot, from qemu's start to the guest's power-off.
 	Timeout time.Duration
 	// BootDeadline is how long KVM has to start the kernel (its first
@@ -118,6 +125,8 @@ type prepared struct {
 	// tcgNotes say how the job was cut to what TCG emulates in good
 	// time (tcgJob), recorded among the set's warnings.
 	tcgNotes []string
+	// loader, with Options.KexecFrom, boots the variant by kexec.
+	loader *loader
 }
 
 // logOf is opt.Log, or a discard.
@@ -209,6 +218,18 @@ func checkOptions(opt *Options) error {
 	return nil
 }
 
+// fetchKernel fetches (deb:) or unpacks (rpm:) the kernel package ref
+// names into dir; it returns nil for a ref that names an image file.
+func fetchKernel(opt *Options, ref, dir string) (*kernelPackage, error) {
+	if file, ok := strings.CutPrefix(ref, rpmPrefix); ok {
+		return unpackRPM(file, dir)
+	}
+	if strings.HasPrefix(ref, debPrefix) {
+		return fetchDeb(ref, func(s string) { fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", s) })
+	}
+	return nil, nil
+}
+
 // prepare inspects every kernel and writes one initramfs per kernel, its
 // job the one a TCG boot of its architecture runs where emulated tells it
 // boots under TCG (tcgJob).
@@ -227,14 +248,9 @@ func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error
 	fetched := map[string]*kernelPackage{}
 	for i, v := range opt.Variants {
 		pkg := fetched[v.Kernel]
-		if pkg == nil && (strings.HasPrefix(v.Kernel, debPrefix) || strings.HasPrefix(v.Kernel, rpmPrefix)) {
+		if pkg == nil {
 			var err error
-			if file, ok := strings.CutPrefix(v.Kernel, rpmPrefix); ok {
-				pkg, err = unpackRPM(file, dir)
-			} else {
-				pkg, err = fetchDeb(v.Kernel, func(s string) { fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", s) })
-			}
-			if err != nil {
+			if pkg, err = fetchKernel(opt, v.Kernel, dir); err != nil {
 				return nil, err
 			}
 			fetched[v.Kernel] = pkg
@@ -260,6 +276,12 @@ func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error
 			return nil, err
 		}
 		job := opt.Job
+		if opt.KexecFrom != "" {
+			// The boot a loader kexecs into says what it is.
+			c := *job
+			c.ReportBoot = true
+			job = &c
+		}
 		if tcg, err := emulated(p.arch, p.qemu); err != nil {
 			return nil, err
 		} else if tcg {
