@@ -59,11 +59,14 @@ func NewBaseline(base *result.Set, ref string, specs []workload.Spec, noise func
 
 // Open reports, for each benchmark of set, whether its question is still
 // open (runner.Until.More): only an inconclusive comparison can be
-// settled by runs.
+// settled by runs, and across sessions not one whose change is far below
+// the host's session noise (stats' BelowNoise: more sessions than any
+// bound would be needed).
 func (bl *Baseline) Open(set *result.Set) []bool {
 	var more []bool
 	for _, v := range bl.verdicts(set) {
-		more = append(more, v.Verdict == stats.Inconclusive && v.A.N > 0)
+		acrossSessions := v.Design.Runs != [2]int{} && !v.Design.Shared
+		more = append(more, v.Verdict == stats.Inconclusive && v.A.N > 0 && !(acrossSessions && v.BelowNoise))
 	}
 	return more
 }

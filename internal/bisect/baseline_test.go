@@ -97,6 +97,10 @@ func TestBaselineSessions(t *testing.T) {
 		{"settled by sessions", stats.SessionNoise{SD: 0.04, MeanSD: 0.041, Runs: 5, DF: 7},
 			[][]float64{scaled(1.15, level), scaled(1.15, level), scaled(1.15, level)}, false, false,
 			"regressed (ns/call +15.0% [+"},
+		// No change, the host's sessions ±4%: more sessions than any
+		// bound would be needed to tell it from 1%, and it stops.
+		{"far below the noise", stats.SessionNoise{SD: 0.04, MeanSD: 0.041, Runs: 5, DF: 7}, [][]float64{level}, false, false,
+			"stopped after 5 runs: inconclusive (the change is far below this host's noise) (ns/call +0.00% "},
 		// A quiet host and noisy runs: more runs, in this session.
 		{"run-limited", stats.SessionNoise{SD: 0.001, MeanSD: 0.002, Runs: 5, DF: 7}, [][]float64{scaled(1.1, noisy)}, true, false,
 			"inconclusive (need ≈"},
