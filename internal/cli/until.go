@@ -11,6 +11,7 @@ import (
 	"github.com/kdelta/kdelta/internal/bisect"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -28,7 +29,7 @@ type untilFlags struct {
 }
 
 func (u *untilFlags) register(f *pflag.FlagSet) {
-	f.BoolVar(&u.on, "until-conclusive", false, "add runs until each workload's first metric has a conclusive verdict against --baseline (improved, regressed or ~), up to --max-runs")
+	f.BoolVar(&u.on, "until-conclusive", false, "add runs until each workload's first metric has a conclusive verdict against --baseline (improved, regressed or ~), up to --max-runs; with the host's session noise calibrated, new sessions of -r runs when the session level limits the verdict")
 	f.StringVar(&u.baseline, "baseline", "", "with --until-conclusive: the result set to compare with")
 	f.IntVar(&u.maxRuns, "max-runs", 20, "with --until-conclusive: measured runs per workload at most")
 	u.maxFlag = f.Lookup("max-runs")
@@ -36,8 +37,8 @@ func (u *untilFlags) register(f *pflag.FlagSet) {
 
 // rule checks the flags and returns kdelta run's stopping rule: -r runs,
 // or with --until-conclusive one more run at a time of each workload whose
-// question against the baseline (bisect.Baseline) is open, up to
-// --max-runs. The baseline is looked up in the store (storeFlag) as
+// question against the baseline (bisect.Baseline) is open, or a new
+// session of -r runs when the session level limits it, up to --max-runs. The baseline is looked up in the store (storeFlag) as
 // kdelta compare does.
 func (u *untilFlags) rule(ctx context.Context, storeFlag string, specs []workload.Spec, repeat int) (runner.Until, error) {
 	if !u.on {
@@ -58,10 +59,17 @@ func (u *untilFlags) rule(ctx context.Context, storeFlag string, specs []workloa
 	if err != nil {
 		return runner.Until{}, fmt.Errorf("--baseline: %w", err)
 	}
-	if u.base, err = bisect.NewBaseline(base, u.baseline, specs); err != nil {
+	// The host's session noise, read from the store at each question:
+	// the store stays closed while the runs run.
+	noise := func(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise {
+		refs := newResolver(ctx, storeFlag)
+		defer refs.Close()
+		return refs.Noise(set, b, metric)
+	}
+	if u.base, err = bisect.NewBaseline(base, u.baseline, specs, noise); err != nil {
 		return runner.Until{}, err
 	}
-	return runner.Until{Batch: 1, MaxRuns: u.maxRuns, More: u.base.Open}, nil
+	return runner.Until{Batch: 1, MaxRuns: u.maxRuns, More: u.base.Open, Sessions: u.base.Sessions}, nil
 }
 
 // finish says, after the session, the pairing's warnings on stderr and

@@ -354,11 +354,23 @@ func match(b *result.Benchmark, from, set *result.Set) *result.Benchmark {
 // Warnings call base A and b B. It fails when base does not define the
 // metric or a side has neither values nor a summary of it.
 func Metric(base, b *result.Benchmark, name string, opt Options) (stats.Comparison, error) {
+	return MetricIn(nil, base, nil, b, name, opt)
+}
+
+// MetricIn is Metric with the sets base and b are of, so that a
+// comparison across sessions with one session on a side finds the host's
+// session noise for them (Options.Noise) as kdelta compare does; with a
+// nil set it knows none.
+func MetricIn(baseSet *result.Set, base *result.Benchmark, set *result.Set, b *result.Benchmark, name string, opt Options) (stats.Comparison, error) {
+	var sets []*result.Set
+	if baseSet != nil && set != nil {
+		sets = []*result.Set{baseSet, set}
+	}
 	for _, m := range base.Metrics {
 		if m.Name != name {
 			continue
 		}
-		if row, ok := compareMetric([]*result.Benchmark{base, b}, nil, m, opt); ok {
+		if row, ok := compareMetric([]*result.Benchmark{base, b}, sets, m, opt); ok {
 			return row.Vs[0], nil
 		}
 		break

@@ -296,6 +296,19 @@ type local struct {
 	specs   []workload.Spec
 	opt     *Options
 	maxRuns int // for the progress line
+	// session is the session the runs go into: "" for the first
+	// (sessionOf), then one a batch that opens one (Batch.Session).
+	session  string
+	sessions int
+}
+
+// sessionID is the session of the runs added now: the first session's
+// (sessionOf), or a later one's, the first's with its number.
+func (x *local) sessionID() string {
+	if x.session == "" {
+		return sessionOf(x.set, x.opt)
+	}
+	return x.session
 }
 
 func (x *local) Sets() []*result.Set { return []*result.Set{x.set} }
@@ -341,7 +354,7 @@ func (x *local) Run(ctx context.Context, b Batch) error {
 			if opt.Progress != nil {
 				fmt.Fprintf(opt.Progress, "\r\033[K[%d/%d] %s %s", done, total, bm.Workload, runName(warm, idx))
 			}
-			if err := addRun(ctx, set, bm, sp, opt, idx, warm, x.save); err != nil {
+			if err := addRun(ctx, set, bm, sp, opt, x.sessionID(), idx, warm, x.save); err != nil {
 				return err
 			}
 		}
@@ -349,9 +362,34 @@ func (x *local) Run(ctx context.Context, b Batch) error {
 	return nil
 }
 
-// more runs a later batch, the set marked incomplete while it does.
+// more runs a later batch, the set marked incomplete while it does. A
+// batch that opens a session (Batch.Session) records its runs under a new
+// one, after warm-ups of each benchmark it runs: fresh children after a
+// pause of the measuring, as a kdelta run of its own would start, which
+// is also what kdelta calibrate's sessions are.
 func (x *local) more(ctx context.Context, b Batch) error {
 	x.set.Complete = false
+	if b.Session {
+		x.sessions++
+		x.session = fmt.Sprintf("%s/%d", sessionOf(x.set, x.opt), x.sessions+1)
+		for w := range b.Warmup {
+			for i, n := range b.Runs[0] {
+				bm := x.set.Benchmarks[i]
+				if n == 0 || bm.Skipped != "" {
+					continue
+				}
+				if ctx.Err() != nil {
+					return finish(x.set, x.save, ErrInterrupted)
+				}
+				if x.opt.Progress != nil {
+					fmt.Fprintf(x.opt.Progress, "\r\033[K[session %d] %s %s", x.sessions+1, bm.Workload, runName(true, w))
+				}
+				if err := addRun(ctx, x.set, bm, x.specs[i], x.opt, x.session, w, true, x.save); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	for k := range b.Most() {
 		for i, n := range b.Runs[0] {
 			bm := x.set.Benchmarks[i]
@@ -366,7 +404,7 @@ func (x *local) more(ctx context.Context, b Batch) error {
 			if x.opt.Progress != nil {
 				fmt.Fprintf(x.opt.Progress, "\r\033[K[more, up to %d] %s %s", x.maxRuns, bm.Workload, runName(false, idx))
 			}
-			if err := addRun(ctx, x.set, bm, x.specs[i], x.opt, idx, false, x.save); err != nil {
+			if err := addRun(ctx, x.set, bm, x.specs[i], x.opt, x.sessionID(), idx, false, x.save); err != nil {
 				return err
 			}
 		}
@@ -374,10 +412,10 @@ func (x *local) more(ctx context.Context, b Batch) error {
 	return nil
 }
 
-// addRun runs one run of sp into b and saves the set. It returns
+// addRun runs one run of sp into b, in session, and saves the set. It returns
 // ErrInterrupted (after saving) when the run was interrupted, or the
 // failure to save.
-func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp workload.Spec, opt *Options, idx int, warm bool, save func() error) error {
+func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp workload.Spec, opt *Options, session string, idx int, warm bool, save func() error) error {
 	size := ""
 	if warm {
 		sp, size = workload.WarmupSpec(sp)
@@ -395,7 +433,7 @@ func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp worklo
 		}
 		r.Info[k] = v
 	}
-	r.Session = sessionOf(set, opt)
+	r.Session = session
 	if kmsg != nil {
 		noteRTThrottling(set, b, r, idx, warm, kmsg)
 	}

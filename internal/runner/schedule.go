@@ -27,6 +27,16 @@ type Until struct {
 	// MaxRuns caps the attempted runs per benchmark (see Attempted). Below
 	// Repeat it is Repeat: the first rounds are never cut.
 	MaxRuns int
+	// Sessions, when set, is asked after More, of the same set: whether
+	// the next batch opens a new session, because the session level is
+	// what limits a verdict (more runs in this session cannot settle
+	// it, more sessions can). A session's batch warms up again and gives
+	// each open benchmark a session's runs (Repeat), recorded under a
+	// session of its own. Nil, or with MoreOf, batches stay in the
+	// session.
+	Sessions func(set *result.Set) bool
+
+	repeat int // the session's -r, set by Schedule
 }
 
 // A Progress is what the stopping rule knows of one benchmark between
@@ -42,13 +52,16 @@ type Progress struct {
 	// (a boot whose guest did not run it): the next would bring none
 	// either.
 	Stalled bool
+	// NewSession says the next batch opens a new session (Until.Sessions).
+	NewSession bool
 }
 
 // MoreRuns is the one rule that decides whether a benchmark runs more:
 // the number of measured runs it gets in the next batch, 0 when it is
 // done. It is done when its question is settled, when it is skipped, when
 // the last batch brought it nothing, or at u.MaxRuns attempted runs;
-// otherwise it gets u.Batch runs, fewer where that would pass MaxRuns.
+// otherwise it gets u.Batch runs, or a session's (Repeat) in a new
+// session, fewer where that would pass MaxRuns.
 // Failed and skipped runs are attempts: a workload that always fails or
 // is always skipped stops like any other, instead of being run (or a
 // kernel booted) for ever.
@@ -56,7 +69,11 @@ func (u Until) MoreRuns(p Progress) int {
 	if !p.Open || p.Skipped || p.Stalled || p.Attempted >= u.MaxRuns {
 		return 0
 	}
-	return min(max(u.Batch, 1), u.MaxRuns-p.Attempted)
+	n := max(u.Batch, 1)
+	if p.NewSession {
+		n = max(n, u.repeat)
+	}
+	return min(n, u.MaxRuns-p.Attempted)
 }
 
 // Attempted counts b's measured runs attempted: every run but the
@@ -81,6 +98,11 @@ type Batch struct {
 	// benchmark, indexed like the executor's Sets and their Benchmarks;
 	// 0 for none. It is nil in the first batch.
 	Runs [][]int
+	// Session, in a later batch, opens a new session (Until.Sessions):
+	// Warmup warm-up runs of each benchmark asked for runs, then its
+	// runs, all recorded under the new session. An executor whose every
+	// batch is a session of its own (a boot) needs nothing more.
+	Session bool
 }
 
 // First tells whether b is a session's first batch.
@@ -124,6 +146,7 @@ type Executor interface {
 // rule; marking the sets complete is the caller's.
 func Schedule(ctx context.Context, x Executor, warmup, repeat int, until Until) error {
 	until.MaxRuns = max(until.MaxRuns, repeat)
+	until.repeat = repeat
 	b := Batch{Warmup: warmup, Repeat: repeat}
 	before := map[*result.Benchmark]int{}
 	for {
@@ -136,6 +159,9 @@ func Schedule(ctx context.Context, x Executor, warmup, repeat int, until Until) 
 		b = until.next(x.Sets(), b, before)
 		if b.Most() == 0 {
 			return nil
+		}
+		if b.Session {
+			b.Warmup = warmup
 		}
 	}
 }
@@ -153,6 +179,9 @@ func (u Until) next(sets []*result.Set, last Batch, before map[*result.Benchmark
 		}
 	}
 	next := Batch{Runs: make([][]int, len(sets))}
+	if u.Sessions != nil && u.MoreOf == nil && len(sets) == 1 && anyOpen(open) {
+		next.Session = u.Sessions(sets[0])
+	}
 	for si, s := range sets {
 		next.Runs[si] = make([]int, len(s.Benchmarks))
 		for bi, b := range s.Benchmarks {
@@ -163,9 +192,22 @@ func (u Until) next(sets []*result.Set, last Batch, before map[*result.Benchmark
 				Attempted: Attempted(b),
 			}
 			p.Stalled = asked && p.Attempted == before[b]
+			p.NewSession = next.Session
 			next.Runs[si][bi] = u.MoreRuns(p)
 			before[b] = p.Attempted
 		}
 	}
 	return next
+}
+
+// anyOpen tells whether any question of open is open.
+func anyOpen(open [][]bool) bool {
+	for _, o := range open {
+		for _, v := range o {
+			if v {
+				return true
+			}
+		}
+	}
+	return false
 }

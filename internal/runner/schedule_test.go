@@ -2,7 +2,9 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -67,6 +69,72 @@ func TestRunUntil(t *testing.T) {
 			}
 			if !saved.Complete || len(saved.Benchmarks[0].Measured()) != tt.wantRuns[0] {
 				t.Errorf("saved set: complete %v, %d runs of the first benchmark", saved.Complete, len(saved.Benchmarks[0].Measured()))
+			}
+		})
+	}
+}
+
+// TestRunUntilSessions checks the batches that open a session: when
+// Until.Sessions says so, each open benchmark gets a warm-up and a
+// session's runs (Repeat, cut at MaxRuns) under a new session, the
+// others none; otherwise runs stay in the session they are in.
+func TestRunUntilSessions(t *testing.T) {
+	tests := []struct {
+		name string
+		// sessions says, by the first benchmark's measured runs, whether
+		// the next batch opens a session.
+		sessions func(measured int) bool
+		want     []int // the first benchmark's measured runs by session
+	}{
+		{"one new session, then runs", func(n int) bool { return n == 2 }, []int{2, 5}},
+		{"sessions only", func(int) bool { return true }, []int{2, 2, 2, 1}},
+		{"runs only", func(int) bool { return false }, []int{7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			opt := &runner.Options{Repeat: 2, Warmup: 1, Version: "test"}
+			until := runner.Until{
+				Batch:    1,
+				MaxRuns:  7,
+				More:     func(set *result.Set) []bool { return []bool{len(set.Benchmarks[0].Measured()) < 7, false} },
+				Sessions: func(set *result.Set) bool { return tt.sessions(len(set.Benchmarks[0].Measured())) },
+			}
+			set, err := runner.RunUntil(context.Background(), specs(t, "syscall:calls=1000", "syscall:calls=2000"), opt, until)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := set.Benchmarks[0]
+			vals, ids := b.SessionValues("ns/call")
+			var got []int
+			for _, v := range vals {
+				got = append(got, len(v))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("measured runs by session %v (%q), want %v", got, ids, tt.want)
+			}
+			// Every session starts with its warm-up, and the ids are the
+			// set's, then the set's with the session's number.
+			warm := map[string]bool{}
+			for i, r := range b.Runs {
+				if r.Warmup {
+					warm[r.Session] = true
+					continue
+				}
+				if !warm[r.Session] {
+					t.Errorf("run %d (session %q) before its session's warm-up", i, r.Session)
+				}
+			}
+			for k, id := range ids {
+				want := set.ID
+				if k > 0 {
+					want = fmt.Sprintf("%s/%d", set.ID, k+1)
+				}
+				if id != want {
+					t.Errorf("session %d is %q, want %q", k+1, id, want)
+				}
+			}
+			if o := set.Benchmarks[1]; len(o.Measured()) != 2 || len(o.Runs) != 3 {
+				t.Errorf("the settled benchmark has %d runs, %d measured; want its first session's 3 and 2", len(o.Runs), len(o.Measured()))
 			}
 		})
 	}

@@ -1,0 +1,114 @@
+package cli_test
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/testenv"
+)
+
+// TestRunUntilConclusiveSessions is issue 15's scope point 5: kdelta run
+// --until-conclusive against a baseline of another session, with the
+// host's session noise known, adds sessions when the session level is
+// what limits the verdict, and says which design it judged.
+//
+// The runs are real, pinned to one CPU under SCHED_FIFO as in
+// TestRunUntilConclusive. The host's noise is set, not measured, so that
+// the case is the same on a quiet machine and a busy one: kdelta
+// calibrate --from four A/A sets made from a real one, their sessions
+// apart by ±9% (a session noise of about 7%, 3 degrees of freedom). The
+// baseline is the real set 30% slower. One session each cannot tell a
+// 23% change from two sessions' difference at that noise (its interval
+// is some ±30%); two or three sessions of the run can.
+func TestRunUntilConclusiveSessions(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	allowed, err := sys.Affinity(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const spec = "syscall:calls=20000"
+	pin := []string{"--fifo", "50", "--cpus", sys.FormatCPUList(allowed[len(allowed)-1:]), "--counters", "none", "--monitor", "none", "--no-store"}
+	first := filepath.Join(dir, "first.json")
+	if code, _, stderr := runKdelta(append([]string{"run", spec, "-r", "5", "-o", first}, pin...)...); code != 0 {
+		if strings.Contains(stderr, "--fifo") {
+			testenv.Skipf(t, "SCHED_FIFO not allowed here: %s", stderr)
+		}
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// planted is the first set with its times f times longer, as a set
+	// (and a session) of its own.
+	planted := func(name string, f float64) string {
+		s, err := result.Load(first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.ID += "-" + strings.TrimSuffix(name, ".json")
+		for _, b := range s.Benchmarks {
+			for _, r := range b.Runs {
+				r.Values["ns/call"] *= f
+				r.Values["calls/s"] /= f
+				r.Session = s.ID
+			}
+		}
+		p := filepath.Join(dir, name)
+		if err := result.Save(p, s); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cal := []string{"calibrate"}
+	for i, off := range []float64{0, 0.09, -0.09, 0.02} {
+		cal = append(cal, "--from", planted(fmt.Sprintf("aa%d.json", i), math.Exp(off)))
+	}
+	if code, stdout, stderr := runKdelta(cal...); code != 0 {
+		t.Fatalf("calibrate --from: exit %d: %s", code, stderr)
+	} else {
+		t.Logf("kdelta calibrate --from:\n%s", stdout)
+	}
+	slow, out := planted("slow.json", 1.3), filepath.Join(dir, "out.json")
+	code, stdout, stderr := runKdelta(append([]string{"run", spec, "-r", "5",
+		"--until-conclusive", "--baseline", slow, "--max-runs", "20", "-o", out}, pin...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Logf("kdelta run --until-conclusive:\n%s", stdout)
+	s, err := result.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Benchmarks[0]
+	_, sessions := b.SessionValues("ns/call")
+	if len(sessions) < 2 || !s.Complete {
+		t.Errorf("the set has %d sessions (%q), complete %v; want more than one", len(sessions), sessions, s.Complete)
+	}
+	// Every session opens with its warm-up.
+	warm := map[string]bool{}
+	for i, r := range b.Runs {
+		if r.Warmup {
+			warm[r.Session] = true
+		} else if !warm[r.Session] {
+			t.Errorf("run %d of session %q before the session's warm-up", i, r.Session)
+		}
+	}
+	// The stop names the design: the baseline's one session against the
+	// run's sessions, with the host's noise.
+	re := regexp.MustCompile(`(?m)^until-conclusive: syscall calls=20000,soak=0s,syscall=getppid: ` +
+		`(stopped after \d+ runs: improved|reached --max-runs 20: inconclusive.*) ` +
+		fmt.Sprintf(`\(ns/call .* vs baseline, 5 runs × 1 session vs ≈?[\d.]+ runs × %d sessions, session noise ±\d+\.\d%%\)$`, len(sessions)))
+	if !re.MatchString(stdout) {
+		t.Errorf("stdout does not match %s:\n%s", re, stdout)
+	}
+	// kdelta compare judges the two sets as the loop did.
+	if code, cmp, stderr := runKdelta("compare", slow, out); code != 0 {
+		t.Errorf("compare: exit %d: %s", code, stderr)
+	} else if flat := strings.Join(strings.Fields(cmp), " "); !strings.Contains(flat, fmt.Sprintf("× %d sessions, session noise ±", len(sessions))) {
+		t.Errorf("compare does not name the design of %d sessions:\n%s", len(sessions), cmp)
+	}
+}
