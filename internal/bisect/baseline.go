@@ -161,12 +161,9 @@ func (bl *Baseline) compareWith(set *result.Set, b *result.Benchmark, metric str
 		return stats.Comparison{}, err
 	}
 	bl.warn(note)
-	c, err := compare.MetricIn(bl.set, o, set, b, metric, compare.Options{Noise: bl.noise})
-	if err != nil || !c.Design.NoiseUnknown {
-		return c, err
-	}
-	bl.warn(fmt.Sprintf("%s %s: the baseline is another session and this host's session noise is unknown: the runs are judged as independent, which two sessions are not (kdelta calibrate makes the verdict one across sessions)", b.Key(), metric))
-	return compare.Metric(o, b, metric, compare.Options{RunsOnly: true})
+	c, warning, err := acrossSessions(compare.Options{}, bl.noise, "the baseline", bl.set, o, set, b, metric)
+	bl.warn(warning)
+	return c, err
 }
 
 func (bl *Baseline) warn(w string) {

@@ -36,6 +36,12 @@ type Options struct {
 	Metric string
 	// Compare holds α, the noise band and the test of every comparison.
 	Compare compare.Options
+	// Noise finds the host's session noise of a benchmark's metric, as
+	// the store learned it (kdelta calibrate, A/A twins); nil knows none.
+	// A step and the good set are two sessions: with the noise known they
+	// are compared across sessions, else their runs as independent, with
+	// a warning.
+	Noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise
 }
 
 // A Judge decides whether measured benchmarks are good or bad.
@@ -123,9 +129,9 @@ func Counterpart(b *result.Benchmark, measured int, ref *result.Set) (*result.Be
 	return nil, "", fmt.Errorf("no benchmark matches %s (it has %s)", b.Key(), strings.Join(keys, "; "))
 }
 
-// compareWith compares b's metric m with its counterpart in ref, the
-// baseline, as kdelta compare compares them.
-func (j *Judge) compareWith(ref *result.Set, b *result.Benchmark, measured int, m result.Metric) (stats.Comparison, error) {
+// compareWith compares b's metric m, of set, with its counterpart in
+// ref, the baseline, as kdelta compare compares them.
+func (j *Judge) compareWith(ref *result.Set, set *result.Set, b *result.Benchmark, measured int, m result.Metric) (stats.Comparison, error) {
 	o, note, err := Counterpart(b, measured, ref)
 	if err != nil {
 		return stats.Comparison{}, err
@@ -133,17 +139,35 @@ func (j *Judge) compareWith(ref *result.Set, b *result.Benchmark, measured int, 
 	if note != "" {
 		j.warn(note)
 	}
-	return compare.Metric(o, b, m.Name, j.runsOnly())
+	return j.across(ref, o, set, b, m.Name)
 }
 
-// runsOnly is the judge's comparison options. A measurement now and a
-// reference are two sessions, whose difference of state the judge cannot
-// yet tell from a change (issue 15: it does not read the host's session
-// noise); it judges their runs as independent, as it always has.
-func (j *Judge) runsOnly() compare.Options {
-	o := j.opt.Compare
-	o.RunsOnly = true
-	return o
+// across compares the good set's base with b, of set, as acrossSessions
+// does.
+func (j *Judge) across(baseSet *result.Set, base *result.Benchmark, set *result.Set, b *result.Benchmark, metric string) (stats.Comparison, error) {
+	c, warning, err := acrossSessions(j.opt.Compare, j.opt.Noise, "the good set", baseSet, base, set, b, metric)
+	if warning != "" {
+		j.warn(warning)
+	}
+	return c, err
+}
+
+// acrossSessions compares metric of b (of set) with base (of baseSet),
+// two sessions, under opt: across sessions with the host's session noise
+// when noise (nil: none) knows it, else their runs as independent, as
+// kdelta always judged them, with a warning saying so (what names the
+// base).
+func acrossSessions(opt compare.Options, noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise, what string,
+	baseSet *result.Set, base *result.Benchmark, set *result.Set, b *result.Benchmark, metric string) (stats.Comparison, string, error) {
+	opt.Noise = noise
+	c, err := compare.MetricIn(baseSet, base, set, b, metric, opt)
+	if err != nil || !c.Design.NoiseUnknown {
+		return c, "", err
+	}
+	warning := fmt.Sprintf("%s %s: %s is another session and this host's session noise is unknown: the runs are judged as independent, which two sessions are not (kdelta calibrate makes the verdict one across sessions)", b.Key(), metric, what)
+	opt.Noise, opt.RunsOnly = nil, true
+	c, err = compare.Metric(base, b, metric, opt)
+	return c, warning, err
 }
 
 func (j *Judge) warn(w string) {
@@ -177,13 +201,13 @@ func (e Evidence) Line(maxRuns int) string {
 func (j *Judge) Evidence(set *result.Set) []Evidence {
 	var evs []Evidence
 	for _, b := range set.Benchmarks {
-		evs = append(evs, j.weigh(b, len(set.Benchmarks)))
+		evs = append(evs, j.weigh(set, b, len(set.Benchmarks)))
 	}
 	return evs
 }
 
-// weigh decides b, one of measured benchmarks.
-func (j *Judge) weigh(b *result.Benchmark, measured int) Evidence {
+// weigh decides b, one of the measured benchmarks of set.
+func (j *Judge) weigh(set *result.Set, b *result.Benchmark, measured int) Evidence {
 	e := Evidence{Bench: strings.TrimSpace(b.Workload + " " + result.FormatParams(b.Params)), Runs: len(b.Measured())}
 	m, err := MetricOf(b, j.opt.Metric)
 	if err != nil {
@@ -202,7 +226,7 @@ func (j *Judge) weigh(b *result.Benchmark, measured int) Evidence {
 		}
 		return e
 	}
-	if e.VsGood, err = j.compareWith(j.opt.Good, b, measured, m); err != nil {
+	if e.VsGood, err = j.compareWith(j.opt.Good, set, b, measured, m); err != nil {
 		e.Why = "against good: " + err.Error()
 		return e
 	}
@@ -226,7 +250,7 @@ func (j *Judge) badStep(b *result.Benchmark, measured int, m result.Metric) *sta
 		j.warn(fmt.Sprintf("%s: not in the bad set: good alone decides", b.Key()))
 		return nil
 	}
-	step, err := compare.Metric(gb, bb, m.Name, j.runsOnly())
+	step, err := j.across(j.opt.Good, gb, j.opt.Bad, bb, m.Name)
 	if err != nil {
 		j.warn(fmt.Sprintf("%s: bad against good: %v: good alone decides", b.Key(), err))
 		return nil

@@ -91,11 +91,68 @@ func TestJudge(t *testing.T) {
 			if want := Decision(evs); want != tt.want && !(tt.want == "" && want == Skip) {
 				t.Errorf("Decision %q for evidence %q", want, e.Decision)
 			}
-			warns := strings.Join(j.Warnings(), "\n")
+			// The step and good are two sessions, and no session noise
+			// is known here: that is said of every comparison.
+			var others []string
+			for _, w := range j.Warnings() {
+				if !strings.Contains(w, "is another session and this host's session noise is unknown") {
+					others = append(others, w)
+				}
+			}
+			if len(others) == len(j.Warnings()) {
+				t.Errorf("warnings %q: none says the session noise is unknown", j.Warnings())
+			}
+			warns := strings.Join(others, "\n")
 			if tt.warning != "" && !strings.Contains(warns, tt.warning) || tt.warning == "" && warns != "" {
 				t.Errorf("warnings %q, want %q", warns, tt.warning)
 			}
 		})
+	}
+}
+
+// TestJudgeSessionNoise: with the host's session noise known, a step and
+// the good set, one session each, are compared across sessions: an 8%
+// slowdown that the runs as independent call bad beyond the ±5% band is,
+// under a session noise of about ±10%, no longer a decision, and the
+// comparison's design carries the noise; a doubling still is bad.
+func TestJudgeSessionNoise(t *testing.T) {
+	sp := spec(t, "syscall:calls=1000")
+	level := []float64{100, 101, 99, 100.5, 99.5, 100.2, 99.8, 100.1}
+	var aa [][]float64
+	for _, f := range []float64{1, 1.12, 0.9, 1.05, 0.93, 1.1} {
+		aa = append(aa, scaled(f, level))
+	}
+	noise, err := stats.EstimateSessionNoise(aa)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := func(*result.Set, *result.Benchmark, string) stats.SessionNoise { return noise }
+	for _, tt := range []struct {
+		factor float64
+		noise  bool
+		want   string
+	}{
+		{1.08, false, Bad},
+		{1.08, true, ""},
+		{2, true, Bad},
+	} {
+		opt := Options{Good: set(bench(sp, level...)), GoodRef: "good.json",
+			Compare: compare.Options{Stats: stats.Options{Threshold: 0.05}}}
+		if tt.noise {
+			opt.Noise = known
+		}
+		j := New(opt)
+		e := j.Evidence(set(bench(sp, scaled(tt.factor, level)...)))[0]
+		if e.Decision != tt.want {
+			t.Errorf("×%g, noise known %v: decision %q (%s), want %q", tt.factor, tt.noise, e.Decision, e.Line(20), tt.want)
+		}
+		if d := e.VsGood.Design; tt.noise && (d.NoiseUnknown || !d.Noise.Known()) {
+			t.Errorf("×%g: the comparison's design %+v does not carry the noise", tt.factor, d)
+		}
+		if tt.noise && len(j.Warnings()) > 0 {
+			t.Errorf("×%g: warnings %q with the noise known", tt.factor, j.Warnings())
+		}
+		t.Logf("×%g, noise known %v (%+v): %s", tt.factor, tt.noise, noise, e.Line(20))
 	}
 }
 

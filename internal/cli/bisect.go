@@ -88,6 +88,7 @@ func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
 			return nil, fmt.Errorf("--bad: %w", err)
 		}
 	}
+	o.Noise = storeNoise(c.Context(), b.rf.loc)
 	return bisect.NewStep(*o)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/kdelta/kdelta/internal/calibrate"
 	"github.com/kdelta/kdelta/internal/resolve"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/store"
 )
 
@@ -102,4 +103,15 @@ func (r *recorder) done(stderr io.Writer) {
 // names (else $KDELTA_STORE, else the default).
 func newResolver(ctx context.Context, storeFlag string) *resolve.Resolver {
 	return resolve.New(ctx, storeLocation(ctx, storeFlag))
+}
+
+// storeNoise finds the host's session noise of a benchmark's metric in
+// the store, opened for each question so that it stays closed while runs
+// run.
+func storeNoise(ctx context.Context, storeFlag string) func(*result.Set, *result.Benchmark, string) stats.SessionNoise {
+	return func(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise {
+		refs := newResolver(ctx, storeFlag)
+		defer refs.Close()
+		return refs.Noise(set, b, metric)
+	}
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/kdelta/kdelta/internal/bisect"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
-	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -59,14 +58,7 @@ func (u *untilFlags) rule(ctx context.Context, storeFlag string, specs []workloa
 	if err != nil {
 		return runner.Until{}, fmt.Errorf("--baseline: %w", err)
 	}
-	// The host's session noise, read from the store at each question:
-	// the store stays closed while the runs run.
-	noise := func(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise {
-		refs := newResolver(ctx, storeFlag)
-		defer refs.Close()
-		return refs.Noise(set, b, metric)
-	}
-	if u.base, err = bisect.NewBaseline(base, u.baseline, specs, noise); err != nil {
+	if u.base, err = bisect.NewBaseline(base, u.baseline, specs, storeNoise(ctx, storeFlag)); err != nil {
 		return runner.Until{}, err
 	}
 	return runner.Until{Batch: 1, MaxRuns: u.maxRuns, More: u.base.Open, Sessions: u.base.Sessions}, nil

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -27,8 +28,13 @@ func BisectLine(decision, bench, metric string, vsGood stats.Comparison, runs, m
 		return fmt.Sprintf("%s: %s %s: %s (%d runs)", d, bench, metric, why, runs)
 	}
 	c := vsGood
-	return fmt.Sprintf("%s: %s %s: %s %s %s vs good, %d vs %d runs: %s",
-		d, bench, metric, Pct(c.Change), Interval(c.CI), PValue(c.P), c.B.N, c.A.N, why)
+	// The design judged, when it was one across sessions.
+	design := fmt.Sprintf("%d vs %d runs", c.B.N, c.A.N)
+	if t := DesignText(c); t != "" && !c.Design.NoiseUnknown {
+		design = strings.TrimSuffix(strings.TrimPrefix(t, "("), ")")
+	}
+	return fmt.Sprintf("%s: %s %s: %s %s %s vs good, %s: %s",
+		d, bench, metric, Pct(c.Change), Interval(c.CI), PValue(c.P), design, why)
 }
 
 // WriteBisectOutcome prints the outcome of a bisect-run step: the judge's
