@@ -282,6 +282,25 @@ func TestBisectRunUsage(t *testing.T) {
 	}
 }
 
+// pinnedRun runs spec 5 times into the set file out, pinned to this
+// process's last CPU under SCHED_FIFO 50 with no counters or monitors,
+// and returns those flags, extra among them, for the runs to follow.
+func pinnedRun(t *testing.T, spec, out string, extra ...string) []string {
+	t.Helper()
+	allowed, err := sys.Affinity(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pin := append([]string{"--fifo", "50", "--cpus", sys.FormatCPUList(allowed[len(allowed)-1:]), "--counters", "none", "--monitor", "none"}, extra...)
+	if code, _, stderr := runKdelta(append([]string{"run", spec, "-r", "5", "-o", out}, pin...)...); code != 0 {
+		if strings.Contains(stderr, "--fifo") {
+			testenv.Skipf(t, "SCHED_FIFO not allowed here: %s", stderr)
+		}
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return pin
+}
+
 // TestRunUntilConclusive checks kdelta run --until-conclusive: against a
 // baseline measured just before on this machine it stops with ~ or at
 // --max-runs; against the same baseline with its times doubled (or halved)
@@ -295,19 +314,9 @@ func TestBisectRunUsage(t *testing.T) {
 func TestRunUntilConclusive(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	allowed, err := sys.Affinity(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const spec = "syscall:calls=20000"
-	pin := []string{"--fifo", "50", "--cpus", sys.FormatCPUList(allowed[len(allowed)-1:]), "--counters", "none", "--monitor", "none"}
 	base := filepath.Join(dir, "base.json")
-	if code, _, stderr := runKdelta(append([]string{"run", spec, "-r", "5", "-o", base}, pin...)...); code != 0 {
-		if strings.Contains(stderr, "--fifo") {
-			testenv.Skipf(t, "SCHED_FIFO not allowed here: %s", stderr)
-		}
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	pin := pinnedRun(t, spec, base)
 	planted := func(name string, f float64) string {
 		s, err := result.Load(base)
 		if err != nil {

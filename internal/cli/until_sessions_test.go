@@ -9,8 +9,6 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/sys"
-	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // TestRunUntilConclusiveSessions is issue 15's scope point 5: kdelta run
@@ -29,19 +27,9 @@ import (
 func TestRunUntilConclusiveSessions(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
-	allowed, err := sys.Affinity(0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const spec = "syscall:calls=20000"
-	pin := []string{"--fifo", "50", "--cpus", sys.FormatCPUList(allowed[len(allowed)-1:]), "--counters", "none", "--monitor", "none", "--no-store"}
 	first := filepath.Join(dir, "first.json")
-	if code, _, stderr := runKdelta(append([]string{"run", spec, "-r", "5", "-o", first}, pin...)...); code != 0 {
-		if strings.Contains(stderr, "--fifo") {
-			testenv.Skipf(t, "SCHED_FIFO not allowed here: %s", stderr)
-		}
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	pin := pinnedRun(t, spec, first, "--no-store")
 	// planted is the first set with its times f times longer, as a set
 	// (and a session) of its own.
 	planted := func(name string, f float64) string {

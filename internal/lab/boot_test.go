@@ -146,6 +146,25 @@ func TestKexecBootAcrossReboots(t *testing.T) {
 		}
 	})
 
+	// didNotBoot checks that boot step id was cancelled with why, queued
+	// no measuring step, and that the job next (if any) ran after it.
+	didNotBoot := func(t *testing.T, id, next int64, why, log string) {
+		t.Helper()
+		j := jobInfo(t, l.admin, id)
+		if j.State != "cancelled" || len(j.Errors) == 0 || !strings.Contains(j.Errors[len(j.Errors)-1], why) {
+			t.Errorf("boot step: %s %q; want cancelled, %q\n%s", j.State, j.Errors, why, log)
+		}
+		if n := len(measuringSteps(t, admin, id)); n != 0 {
+			t.Errorf("%d measuring steps queued for a kernel that did not boot", n)
+		}
+		if next == 0 {
+			return
+		}
+		if j := jobInfo(t, l.admin, next); j.State != "completed" {
+			t.Errorf("the job after it: %s, want completed", j.State)
+		}
+	}
+
 	t.Run("boot id unchanged", func(t *testing.T) {
 		id := submit(t, kexecJob...)
 		next := submit(t, "--", "noop")
@@ -158,16 +177,7 @@ func TestKexecBootAcrossReboots(t *testing.T) {
 		}
 		// Started again with no reboot between: the same boot id.
 		log := agent(t, "not rebooted")
-		j := jobInfo(t, l.admin, id)
-		if j.State != "cancelled" || len(j.Errors) == 0 || !strings.Contains(j.Errors[len(j.Errors)-1], "did not boot: the boot id is still 22222222") {
-			t.Errorf("boot step whose boot id did not change: %s %q; want cancelled, did not boot\n%s", j.State, j.Errors, log)
-		}
-		if n := len(measuringSteps(t, admin, id)); n != 0 {
-			t.Errorf("%d measuring steps queued for a kernel that did not boot", n)
-		}
-		if j := jobInfo(t, l.admin, next); j.State != "completed" {
-			t.Errorf("the job after it: %s, want completed", j.State)
-		}
+		didNotBoot(t, id, next, "did not boot: the boot id is still 22222222", log)
 	})
 
 	t.Run("another kernel came back", func(t *testing.T) {
@@ -177,16 +187,7 @@ func TestKexecBootAcrossReboots(t *testing.T) {
 		// A power cycle: the machine's default kernel, a new boot.
 		root.boot("6.1.0-lab-default", before, "33333333-3333-4333-8333-333333333333")
 		log := agent(t, "back in the default kernel")
-		j := jobInfo(t, l.admin, id)
-		if j.State != "cancelled" || len(j.Errors) == 0 || !strings.Contains(j.Errors[len(j.Errors)-1], "did not boot: 6.1.0-lab-default is running, not "+k.Release) {
-			t.Errorf("boot step back in another kernel: %s %q; want cancelled, did not boot\n%s", j.State, j.Errors, log)
-		}
-		if n := len(measuringSteps(t, admin, id)); n != 0 {
-			t.Errorf("%d measuring steps queued for a kernel that did not boot", n)
-		}
-		if j := jobInfo(t, l.admin, next); j.State != "completed" {
-			t.Errorf("the job after it: %s, want completed", j.State)
-		}
+		didNotBoot(t, id, next, "did not boot: 6.1.0-lab-default is running, not "+k.Release, log)
 	})
 
 	t.Run("back after the deadline", func(t *testing.T) {
@@ -196,13 +197,7 @@ func TestKexecBootAcrossReboots(t *testing.T) {
 		time.Sleep(1500 * time.Millisecond)
 		root.boot(k.Release, before+" kdelta.lab=kexec", "44444444-4444-4444-8444-444444444444")
 		log := agent(t, "late")
-		j := jobInfo(t, l.admin, id)
-		if j.State != "cancelled" || len(j.Errors) == 0 || !strings.Contains(j.Errors[len(j.Errors)-1], "did not boot within the deadline") {
-			t.Errorf("boot step back after its deadline: %s %q; want cancelled, did not boot\n%s", j.State, j.Errors, log)
-		}
-		if n := len(measuringSteps(t, admin, id)); n != 0 {
-			t.Errorf("%d measuring steps queued for a kernel that came back late", n)
-		}
+		didNotBoot(t, id, 0, "did not boot within the deadline", log)
 	})
 
 	// Bad input: one line, exit 2.
