@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // TestRunUntilConclusiveSessions is issue 15's scope point 5: kdelta run
@@ -30,8 +31,10 @@ func TestRunUntilConclusiveSessions(t *testing.T) {
 	const spec = "syscall:calls=20000"
 	first := filepath.Join(dir, "first.json")
 	pin := pinnedRun(t, spec, first, "--no-store")
-	// planted is the first set with its times f times longer, as a set
-	// (and a session) of its own.
+	// planted is the first set as a set (and a session) of its own whose
+	// runs are its median time f times longer, ±1% from run to run: the
+	// sessions' spread is the offsets', whatever the real runs' was (one
+	// slow run among five made the runs' spread swamp ±9% once).
 	planted := func(name string, f float64) string {
 		s, err := result.Load(first)
 		if err != nil {
@@ -39,9 +42,11 @@ func TestRunUntilConclusiveSessions(t *testing.T) {
 		}
 		s.ID += "-" + strings.TrimSuffix(name, ".json")
 		for _, b := range s.Benchmarks {
-			for _, r := range b.Runs {
-				r.Values["ns/call"] *= f
-				r.Values["calls/s"] /= f
+			med := stats.Summarize(b.Values("ns/call")).Median
+			for i, r := range b.Runs {
+				ns := med * f * (1 + 0.01*float64(i%3-1))
+				r.Values["ns/call"] = ns
+				r.Values["calls/s"] = 1e9 / ns
 				r.Session = s.ID
 			}
 		}
