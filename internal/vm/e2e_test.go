@@ -23,6 +23,7 @@ import (
 // --modules, the comparison kdelta vm ends with, and that of kdelta
 // compare on the two recorded sets.
 func TestVMEndToEnd(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	kernel := kernelLink(t, testKernel(t))
 	bin := staticKdelta(t)
 	out := t.TempDir()

@@ -21,6 +21,7 @@ import (
 // kexecs into its own image, told apart by its command line and boot id.
 // A second kernel that panics fails the boot, saying which boot failed.
 func TestVMKexec(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	loaderImage := kernelLink(t, testKernel(t))
 	bin := staticKdelta(t)
 	lk, err := InspectKernel(loaderImage)

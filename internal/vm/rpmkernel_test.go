@@ -81,6 +81,7 @@ The Debian kernel the vm tests boot, as an RPM.
 // set's kernel_package label is the package's name and version. A package
 // cut short and a file that is no package are each one line and exit 2.
 func TestRPMKernel(t *testing.T) {
+	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	image := testKernel(t)
 	bin := staticKdelta(t)
 	pkg := buildKernelRPM(t, image, "kernel-core", "6.1.0", "57.kdtest")
