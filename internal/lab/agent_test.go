@@ -154,8 +154,18 @@ func TestLabels(t *testing.T) {
 	b := m.start("agent", "--name", "epyc-b", "--labels", "arch=amd64,zone=1", "--lease", "2s")
 	m.ok("agent", "--once", "--name", "p10-c", "--labels", "arch=ppc64le,zone=2")
 	db := m.sqlite()
-	until(t, 20*time.Second, "agents registered", func() bool {
+	// Three processes create and migrate one fresh store at once: each
+	// waits for the others' locks.
+	until(t, 45*time.Second, "agents registered", func() bool {
 		return count(t, db, "SELECT COUNT(*) FROM lab_agents") == 3
+	}, func() {
+		rows, err := db.Query("SELECT name FROM lab_agents")
+		for err == nil && rows.Next() {
+			var name string
+			rows.Scan(&name)
+			t.Logf("registered: %s", name)
+		}
+		t.Logf("p10-a's log:\n%s\nepyc-b's log:\n%s", a.stderr.String(), b.stderr.String())
 	})
 	cases := []struct {
 		args []string
