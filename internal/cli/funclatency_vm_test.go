@@ -128,8 +128,12 @@ func TestFuncLatencyVM(t *testing.T) {
 	}
 	us := stats.Summarize(user)
 	t.Logf("A: bridge's synchronize_rcu() median %.1f us over %d calls; rcu's membarrier(GLOBAL) %.1f..%.1f us, median %.1f", kernel.Median, kernel.Calls, us.Min, us.Max, us.Median)
-	if kernel.Median < us.Min || kernel.Median > us.Max {
-		t.Errorf("bridge's synchronize_rcu() median %.1f us is outside what rcu measures for membarrier(GLOBAL) on the same kernel, %.1f..%.1f us", kernel.Median, us.Min, us.Max)
+	// Grace periods end on the tick: a call that starts later in a tick
+	// waits up to one jiffy less (the guest's CONFIG_HZ=250: 4 ms), which
+	// CI once saw as 14.6 ms against rcu's least 15.6 ms.
+	const jiffyUs = 4000
+	if kernel.Median < us.Min-jiffyUs || kernel.Median > us.Max+jiffyUs {
+		t.Errorf("bridge's synchronize_rcu() median %.1f us is outside what rcu measures for membarrier(GLOBAL) on the same kernel, %.1f..%.1f us, by more than a jiffy", kernel.Median, us.Min, us.Max)
 	}
 
 	// A to B: the kernel side and the workload move the same way.
