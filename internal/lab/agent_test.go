@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/lab"
-	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // jobIDs reads submit's output: one "ID AGENT" line per job.
@@ -297,11 +296,7 @@ func checkHeartbeat(t *testing.T, loc string, job int64) {
 // A vm job whose kernel does not boot fails with the reason, and the
 // agent goes on to the next job.
 func TestKernelDidNotBoot(t *testing.T) {
-	kernel := os.Getenv("KDELTA_TEST_KERNEL")
-	if kernel == "" {
-		testenv.Skip(t, "KDELTA_TEST_KERNEL is not set: no kernel to boot (scripts/vm-kernel.sh fetches one)")
-	}
-	testenv.NeedCommand(t, "qemu-system-x86_64", "qemu-system-x86")
+	kernel := testKernel(t)
 	m := newMachine(t)
 	// No root file system and no init: the kernel panics as it boots.
 	bad, _ := jobIDs(t, m.ok("submit", "--", "vm", "--kernel", kernel, "--append", "rdinit=/nonexistent panic=-1",

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kdelta/kdelta/internal/store"
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // kdelta is the binary the tests run, built once for the test binary.
@@ -175,6 +176,18 @@ func until(t *testing.T, d time.Duration, what string, f func() bool, onFail ...
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// testKernel is the kernel the vm jobs boot (KDELTA_TEST_KERNEL, which
+// the test command sets), with qemu to boot it.
+func testKernel(t *testing.T) string {
+	t.Helper()
+	kernel := os.Getenv("KDELTA_TEST_KERNEL")
+	if kernel == "" {
+		testenv.Skip(t, "KDELTA_TEST_KERNEL is not set: no kernel to boot (scripts/vm-kernel.sh fetches one)")
+	}
+	testenv.NeedCommand(t, "qemu-system-x86_64", "qemu-system-x86")
+	return kernel
 }
 
 // sqlite opens the machine's store file for the test's own queries.

@@ -2,13 +2,11 @@ package lab_test
 
 import (
 	"context"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kdelta/kdelta/internal/store"
-	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // A vm job's --until-conclusive reaches the agent's kdelta vm: a job that
@@ -18,11 +16,7 @@ import (
 // job with flags kdelta vm would refuse is refused before it is queued,
 // with exit status 2.
 func TestVMJobUntilConclusive(t *testing.T) {
-	kernel := os.Getenv("KDELTA_TEST_KERNEL")
-	if kernel == "" {
-		testenv.Skip(t, "KDELTA_TEST_KERNEL is not set: no kernel to boot (scripts/vm-kernel.sh fetches one)")
-	}
-	testenv.NeedCommand(t, "qemu-system-x86_64", "qemu-system-x86")
+	kernel := testKernel(t)
 	m := newMachine(t)
 	if _, stderr, code := m.run("submit", "--", "vm", "--kernel", kernel, "--until-conclusive", "--", "run", "rcu"); code != 2 ||
 		!strings.Contains(stderr, "submit: vm: --until-conclusive: one variant") {
