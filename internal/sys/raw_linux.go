@@ -31,6 +31,19 @@ func RawNull(nr uintptr) uintptr {
 	return r
 }
 
+// RawNullLoop enters the kernel n times with system call nr, as perf
+// bench syscall basic's loop does. It is nosplit, so the Go scheduler
+// cannot preempt it: a preemptible loop was moved between the runtime's
+// threads every 10 ms of the window, about 1,000 context switches a
+// second that the C loop does not make (bench/fidelity: 0.0001 a call).
+//
+//go:nosplit
+func RawNullLoop(nr uintptr, n int) {
+	for i := 0; i < n; i++ {
+		unix.RawSyscallNoError(nr, 0, 0, 0)
+	}
+}
+
 // RawRead reads into b with a raw read(2). It may block: see the package
 // comment. It returns the byte count or the errno.
 func RawRead(fd int, b []byte) (int, unix.Errno) {

@@ -10,6 +10,9 @@ func NullSyscall(name string) (uintptr, bool) { return 0, false }
 // RawNull enters no kernel: the raw calls are Linux's.
 func RawNull(nr uintptr) uintptr { return 0 }
 
+// RawNullLoop enters no kernel: the raw calls are Linux's.
+func RawNullLoop(nr uintptr, n int) {}
+
 // RawRead answers ENOSYS: the raw calls are Linux's.
 func RawRead(fd int, b []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }
 
