@@ -183,3 +183,53 @@ func TestPipeThreadModeQuiet(t *testing.T) {
 		t.Errorf("the child's other threads switched %.2f times per 10 ms of window, more than sysmon's once", per10ms)
 	}
 }
+
+// TestPipeProcessModeQuiet guards pipe's process mode, where both
+// workers are forked tasks with no runtime: the measured child only waits
+// in wait4 for the window, its P given back, so none of its threads,
+// sysmon included, wakes inside it. A thread that wakes every 10 ms beside
+// an unpinned ping-pong changes where the scheduler puts the pair (a C
+// ping-pong: 42 us/op with such a ticker, 52 without), which is why the
+// floor here is not sysmon's but none.
+func TestPipeProcessModeQuiet(t *testing.T) {
+	cmd, mark := startMarked(t, "run", "pipe:mode=process,loops=1500000,cpus=same", "-r", "1", "--warmup", "0",
+		"--no-store", "--counters", "none", "--monitor", "none")
+	child := ""
+	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		child = measuredChildOf(mark, cmd.Process.Pid)
+	}
+	if child == "" {
+		t.Fatalf("no measured child seen: %s", cmd.Stderr)
+	}
+	time.Sleep(300 * time.Millisecond)
+	before, t0 := threadSwitches(child), time.Now()
+	worker := grandchild(mark, cmd.Process.Pid)
+	wBefore := threadSwitches(worker)
+	time.Sleep(700 * time.Millisecond)
+	after, el := threadSwitches(child), time.Since(t0)
+	wAfter := threadSwitches(worker)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
+	}
+	n, total := 0, 0
+	for tid, a := range after {
+		if b, ok := before[tid]; ok {
+			total += a - b
+			n++
+		}
+	}
+	ws := 0
+	for tid, a := range wAfter {
+		ws += a - wBefore[tid]
+	}
+	t.Logf("pipe process mode: the measured child's %d threads switched %d times in %v of window; a worker %d times",
+		n, total, el.Round(time.Millisecond), ws)
+	if n == 0 || worker == "" || ws < 1000 {
+		t.Fatalf("not inside the window: %d threads of the child read, worker %q switched %d times", n, worker, ws)
+	}
+	// One wake-up may straddle the window's start: sysmon's last look
+	// before it finds every P idle and sleeps.
+	if total > 1 {
+		t.Errorf("the measured child's threads switched %d times inside the window, want at most 1", total)
+	}
+}

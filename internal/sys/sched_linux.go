@@ -3,6 +3,7 @@ package sys
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -72,4 +73,13 @@ func FIFOPriorityRange() (lo, hi int) {
 	l, _, _ := unix.RawSyscall(unix.SYS_SCHED_GET_PRIORITY_MIN, SchedFIFO, 0, 0)
 	h, _, _ := unix.RawSyscall(unix.SYS_SCHED_GET_PRIORITY_MAX, SchedFIFO, 0, 0)
 	return int(l), int(h)
+}
+
+// CurrentCPU returns the CPU the calling thread runs on (getcpu(2)).
+func CurrentCPU() (int, error) {
+	var cpu uint32
+	if _, _, e := unix.RawSyscall(unix.SYS_GETCPU, uintptr(unsafe.Pointer(&cpu)), 0, 0); e != 0 {
+		return 0, fmt.Errorf("getcpu: %w", e)
+	}
+	return int(cpu), nil
 }

@@ -27,3 +27,6 @@ func SetScheduler(tid int, p Policy) error { return ErrNotLinux }
 // FIFOPriorityRange is empty (lo > hi): no SCHED_FIFO priority is valid
 // where kdelta does not measure.
 func FIFOPriorityRange() (lo, hi int) { return 1, 0 }
+
+// CurrentCPU reports that CPU numbers are Linux's.
+func CurrentCPU() (int, error) { return 0, ErrNotLinux }

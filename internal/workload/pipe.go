@@ -1,11 +1,13 @@
 package workload
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -134,13 +136,34 @@ func (pipePingPong) Run(t *Task) error {
 		return err
 	}
 	thread := t.Params.String("mode") == "thread"
-	if thread {
+	fork := !thread && t.Params.String("spawn") == "fork"
+	switch {
+	case thread:
 		Prepare(2)
-	} else {
+	case fork:
+		Prepare(0)
+	default:
 		Prepare(1)
 	}
 	if err := t.Ready(); err != nil {
 		return err
+	}
+	if fork {
+		// Both workers forked, as raw single-threaded tasks: worker 1 in
+		// this process would keep its P busy, and the runtime's sysmon
+		// would then look in every 10 ms for the whole window. Unpinned,
+		// a third task waking that often moves the pair between sharing
+		// one CPU and one each (a C ping-pong with a 10 ms ticker thread
+		// beside it: 42 us/op against 52). Waiting in wait4, this thread
+		// gives its P back and sysmon sleeps.
+		el, err := forkPipePair([2]int{r1, r2}, [2]int{w2, w1}, loops, symmetric, pl.cpu)
+		if endErr := t.End(); err == nil {
+			err = endErr
+		}
+		if err != nil {
+			return err
+		}
+		return setPipeFigures(t, loops, el)
 	}
 
 	// As perf, the window includes creating and joining the peer.
@@ -153,13 +176,8 @@ func (pipePingPong) Run(t *Task) error {
 			done <- pingPong(0, r1, w2, loops, symmetric, pl.cpu[0])
 		}()
 		wait = func() error { return <-done }
-	} else if t.Params.String("spawn") == "fork" {
-		pid, err := forkPipePeer(r1, w2, loops, symmetric, pl.cpu[0])
-		if err != nil {
-			return err
-		}
-		wait = func() error { return waitPipePeer(pid) }
 	} else {
+		// spawn=exec: worker 0 is a re-executed kdelta.
 		fr := os.NewFile(uintptr(r1), "pipe1-r")
 		fw := os.NewFile(uintptr(w2), "pipe2-w")
 		cmd, err := StartWorker("pipe-peer", []string{strconv.Itoa(loops), strconv.FormatBool(symmetric), strconv.Itoa(pl.cpu[0])}, []*os.File{fr, fw})
@@ -184,6 +202,11 @@ func (pipePingPong) Run(t *Task) error {
 	if err0 != nil {
 		return fmt.Errorf("worker 0: %w", err0)
 	}
+	return setPipeFigures(t, loops, el)
+}
+
+// setPipeFigures sets perf's figures from the window's length.
+func setPipeFigures(t *Task, loops int, el time.Duration) error {
 	t.SetOps(float64(loops))
 	us := float64(el.Nanoseconds()) / 1e3 / float64(loops)
 	t.Set("usecs/op", us)
@@ -205,6 +228,9 @@ type pipeFork struct {
 	readFirst, pin  bool
 	mask            sys.RawCPUMask
 	tok             [4]byte
+	// drop are the other worker's pipe ends, closed first, so that a
+	// worker that dies leaves the other at end of file, not blocked.
+	drop [2]int
 }
 
 // Exit statuses of the forked peer, by what failed.
@@ -227,6 +253,8 @@ func pipePeerBody(p unsafe.Pointer) int {
 	if a.pin && a.mask.Apply() != 0 {
 		return pipePeerPin
 	}
+	sys.RawClose(a.drop[0])
+	sys.RawClose(a.drop[1])
 	for i := 0; i < a.loops; i++ {
 		if a.readFirst {
 			if eof, e := sys.RawReadN(a.rfd, &a.tok[0], len(a.tok)); eof || e != 0 {
@@ -253,32 +281,103 @@ func pipeReadFailed(eof bool) int {
 	return pipePeerRead
 }
 
-// forkPipePeer forks worker 0 over the read end rfd and the write end wfd
-// (perf's fork() inside the window), pinned to cpu unless it is -1.
-func forkPipePeer(rfd, wfd, loops int, symmetric bool, cpu int) (int, error) {
-	a := &pipeFork{rfd: rfd, wfd: wfd, loops: loops, readFirst: !symmetric, pin: cpu >= 0}
-	if a.pin {
-		m, err := sys.NewRawCPUMask([]int{cpu})
-		if err != nil {
-			return 0, err
-		}
-		a.mask = m
-	}
-	pid, err := sys.ForkRaw(pipePeerBody, unsafe.Pointer(a), 0)
-	runtime.KeepAlive(a)
+// forkPipePair is the window of process mode: it forks worker 0 over
+// the read end rfd[0] and the write end wfd[0] (perf's fork() inside the
+// window) and worker 1 over rfd[1] and wfd[1], each pinned to its CPU
+// unless that is -1, closes this process's copies of the four ends and
+// reaps both. A worker that fails has the other killed.
+//
+// Unpinned, each worker starts where perf's does: worker 0 where fork
+// balancing puts it, away from the busy forking CPU, and worker 1 on
+// that CPU, where perf's parent goes on as worker 1. Forked as a second
+// child it would be balanced too, most often onto worker 0's CPU, which
+// is idle while worker 0 waits to read; the pair would start out
+// sharing one CPU, a round trip ten times shorter, and stay so for a
+// good part of the run.
+func forkPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (time.Duration, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	allowed, err := sys.Affinity(0)
 	if err != nil {
-		return 0, fmt.Errorf("worker 0: %w", err)
+		return 0, err
 	}
-	return pid, nil
+	var ws [2]*pipeFork
+	for i := range ws {
+		o := 1 - i
+		ws[i] = &pipeFork{rfd: rfd[i], wfd: wfd[i], loops: loops, readFirst: i == 0 && !symmetric, pin: cpu[i] >= 0, drop: [2]int{rfd[o], wfd[o]}}
+		want := allowed
+		if ws[i].pin {
+			want = []int{cpu[i]}
+		} else if i == 1 {
+			ws[i].pin = true // worker 1 widens its mask again once started
+		}
+		if ws[i].pin {
+			m, err := sys.NewRawCPUMask(want)
+			if err != nil {
+				return 0, err
+			}
+			ws[i].mask = m
+		}
+	}
+	start := time.Now()
+	var pids [2]int
+	for i, a := range ws {
+		here := -1
+		if i == 1 && cpu[1] < 0 {
+			if here, err = sys.CurrentCPU(); err == nil {
+				err = sys.SetAffinity(0, []int{here})
+			}
+		}
+		var pid int
+		if err == nil {
+			pid, err = sys.ForkRaw(pipePeerBody, unsafe.Pointer(a), 0)
+		}
+		if here >= 0 {
+			if e := sys.SetAffinity(0, allowed); err == nil {
+				err = e
+			}
+		}
+		if err != nil {
+			if i == 1 {
+				_ = sys.Signal(pids[0], syscall.SIGKILL)
+				_ = sys.WaitChild(pids[0])
+			}
+			return 0, fmt.Errorf("worker %d: %w", i, err)
+		}
+		pids[i] = pid
+	}
+	runtime.KeepAlive(ws)
+	for _, fd := range [4]int{rfd[0], rfd[1], wfd[0], wfd[1]} {
+		sys.Close(fd)
+	}
+	// Each worker holds only its own ends, so one that dies leaves the
+	// other at end of file; the kill is for one that hangs.
+	var errs [2]error
+	for i, pid := range pids {
+		if errs[i] = waitPipePeer(pid); errs[i] != nil {
+			errs[i] = fmt.Errorf("worker %d: %w", i, errs[i])
+			if i == 0 {
+				_ = sys.Signal(pids[1], syscall.SIGKILL)
+			}
+		}
+	}
+	el := time.Since(start)
+	// The other worker's end of file follows from the failure: name that.
+	for _, e := range errs {
+		if e != nil && !strings.Contains(e.Error(), "read end of file") {
+			return el, e
+		}
+	}
+	return el, cmp.Or(errs[0], errs[1])
 }
 
-// waitPipePeer reaps the forked peer and says what failed in it.
+// waitPipePeer reaps a forked worker and says what failed in it.
 func waitPipePeer(pid int) error {
 	err := sys.WaitChild(pid)
 	if err == nil {
 		return nil
 	}
-	for code, what := range map[int]string{pipePeerPin: "could not pin itself", pipePeerRead: "read failed", pipePeerEOF: "read end of file: worker 1 is gone", pipePeerWrite: "write failed"} {
+	for code, what := range map[int]string{pipePeerPin: "could not pin itself", pipePeerRead: "read failed", pipePeerEOF: "read end of file: the other worker is gone", pipePeerWrite: "write failed"} {
 		if strings.HasSuffix(err.Error(), fmt.Sprintf("exited with status %d", code)) {
 			return fmt.Errorf("%s (%w)", what, err)
 		}

@@ -3,7 +3,9 @@ package workload_test
 import (
 	"math"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/kdelta/kdelta/internal/testenv"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -69,6 +71,34 @@ func TestPipeRuns(t *testing.T) {
 		}
 		if rep.Info["placement"] == "" {
 			t.Errorf("%s: placement not recorded", spec)
+		}
+	}
+}
+
+// TestPipeWorkerFails: in process mode both workers are forked; one that
+// cannot start (here: pinned to a CPU that does not exist) is named, and
+// the other, left at end of file, does not hang the run.
+func TestPipeWorkerFails(t *testing.T) {
+	for _, tt := range []struct{ cpus, want string }{
+		{"0,1000", "worker 1: could not pin itself"},
+		{"1000,0", "worker 0: could not pin itself"},
+	} {
+		sp, err := workload.ParseSpec("pipe:loops=100000,cpus='" + tt.cpus + "'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			runtime.LockOSThread()
+			done <- sp.Workload.Run(workload.NewTask(sp.Values, nil))
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("cpus=%s: error %v, want one saying %q", tt.cpus, err, tt.want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("cpus=%s: the run did not end in 20 s", tt.cpus)
 		}
 	}
 }
