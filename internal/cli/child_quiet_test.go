@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,15 +33,7 @@ func TestRCUCallerQuiet(t *testing.T) {
 // timed part.
 func checkChildQuiet(t *testing.T, workload string) {
 	t.Helper()
-	cmd, mark := startMarked(t, "run", workload, "-r", "1", "--warmup", "0",
-		"--no-store", "--counters", "none", "--monitor", "none")
-	child := ""
-	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		child = measuredChildOf(mark, cmd.Process.Pid)
-	}
-	if child == "" {
-		t.Fatalf("no measured child seen: %s", cmd.Stderr)
-	}
+	cmd, _, child := startMeasured(t, workload)
 	// Past the child's start-up, inside the loop (about 2 s here).
 	time.Sleep(300 * time.Millisecond)
 	parent := strconv.Itoa(cmd.Process.Pid)
@@ -88,6 +81,21 @@ func checkChildQuiet(t *testing.T, workload string) {
 	if len(pBefore) == 0 || pPer10ms > 1 {
 		t.Errorf("the parent's threads switched %.2f times per 10 ms of window (%d threads read)", pPer10ms, len(pBefore))
 	}
+}
+
+// startMeasured starts one run of workload, with no counters or
+// monitors, and waits until its measured child is seen.
+func startMeasured(t *testing.T, workload string) (cmd *exec.Cmd, mark, child string) {
+	t.Helper()
+	cmd, mark = startMarked(t, "run", workload, "-r", "1", "--warmup", "0",
+		"--no-store", "--counters", "none", "--monitor", "none")
+	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		child = measuredChildOf(mark, cmd.Process.Pid)
+	}
+	if child == "" {
+		t.Fatalf("no measured child seen: %s", cmd.Stderr)
+	}
+	return cmd, mark, child
 }
 
 // measuredChildOf returns the pid of the live measured child (started as
@@ -142,15 +150,7 @@ func threadSwitches(pid string) map[string]int {
 // thread of the child — the Go runtime's — at most once per 10 ms of the
 // window.
 func TestPipeThreadModeQuiet(t *testing.T) {
-	cmd, mark := startMarked(t, "run", "pipe:mode=thread,loops=1200000,cpus=same", "-r", "1", "--warmup", "0",
-		"--no-store", "--counters", "none", "--monitor", "none")
-	child := ""
-	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		child = measuredChildOf(mark, cmd.Process.Pid)
-	}
-	if child == "" {
-		t.Fatalf("no measured child seen: %s", cmd.Stderr)
-	}
+	cmd, _, child := startMeasured(t, "pipe:mode=thread,loops=1200000,cpus=same")
 	time.Sleep(300 * time.Millisecond)
 	before, t0 := threadSwitches(child), time.Now()
 	time.Sleep(700 * time.Millisecond)
@@ -192,15 +192,7 @@ func TestPipeThreadModeQuiet(t *testing.T) {
 // ping-pong: 42 us/op with such a ticker, 52 without), which is why the
 // floor here is not sysmon's but none.
 func TestPipeProcessModeQuiet(t *testing.T) {
-	cmd, mark := startMarked(t, "run", "pipe:mode=process,loops=1500000,cpus=same", "-r", "1", "--warmup", "0",
-		"--no-store", "--counters", "none", "--monitor", "none")
-	child := ""
-	for deadline := time.Now().Add(30 * time.Second); child == "" && time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
-		child = measuredChildOf(mark, cmd.Process.Pid)
-	}
-	if child == "" {
-		t.Fatalf("no measured child seen: %s", cmd.Stderr)
-	}
+	cmd, mark, child := startMeasured(t, "pipe:mode=process,loops=1500000,cpus=same")
 	time.Sleep(300 * time.Millisecond)
 	before, t0 := threadSwitches(child), time.Now()
 	worker := grandchild(mark, cmd.Process.Pid)
