@@ -119,6 +119,7 @@ const ETIMEDOUT = unix.ETIMEDOUT
 // retrying on EINTR. eof is true when the write end closed first.
 //
 //go:nosplit
+//go:norace
 func RawReadN(fd int, p *byte, n int) (eof bool, e unix.Errno) {
 	for off := 0; off < n; {
 		r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off))
@@ -139,6 +140,7 @@ func RawReadN(fd int, p *byte, n int) (eof bool, e unix.Errno) {
 // on EINTR.
 //
 //go:nosplit
+//go:norace
 func RawWriteN(fd int, p *byte, n int) unix.Errno {
 	for off := 0; off < n; {
 		r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off))
@@ -173,6 +175,7 @@ func NewRawCPUMask(cpus []int) (RawCPUMask, error) {
 // Apply pins the calling task to the mask.
 //
 //go:nosplit
+//go:norace
 func (m *RawCPUMask) Apply() unix.Errno {
 	_, _, e := unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(m.set), uintptr(unsafe.Pointer(&m.set)))
 	return e

@@ -124,6 +124,7 @@ func RawWriteMessages(fds []int, buf []byte, loops int) (int, unix.Errno) {
 // RawClose closes fd with a raw close(2), for forked children (ForkRaw).
 //
 //go:nosplit
+//go:norace
 func RawClose(fd int) unix.Errno {
 	_, _, e := unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0)
 	return e

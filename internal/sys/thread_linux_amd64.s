@@ -1,0 +1,50 @@
+//go:build linux
+
+#include "textflag.h"
+
+// func rawClone(flags, stack uintptr, tid *int32, body func(unsafe.Pointer), arg unsafe.Pointer) (r, errno uintptr)
+//
+// clone(flags, stack, parent_tid, child_tid, tls) is 56 on amd64. The
+// child starts on stack with its creator's registers: R14 still holds
+// the creator's g, which nosplit code never reads, and it finds body and
+// arg below its stack pointer, where they were put before the call.
+TEXT ·rawClone(SB),NOSPLIT|NOFRAME,$0-56
+	MOVQ	flags+0(FP), DI
+	MOVQ	stack+8(FP), SI
+	MOVQ	tid+16(FP), DX
+	MOVQ	DX, R10
+	XORQ	R8, R8
+	MOVQ	body+24(FP), AX
+	MOVQ	AX, -8(SI)
+	MOVQ	arg+32(FP), AX
+	MOVQ	AX, -16(SI)
+	MOVL	$56, AX
+	SYSCALL
+	CMPQ	AX, $0
+	JEQ	child
+	CMPQ	AX, $0xfffffffffffff001
+	JLS	ok
+	MOVQ	$-1, r+40(FP)
+	NEGQ	AX
+	MOVQ	AX, errno+48(FP)
+	RET
+ok:
+	MOVQ	AX, r+40(FP)
+	MOVQ	$0, errno+48(FP)
+	RET
+
+child:
+	// body(arg) by the register ABI: the argument in AX, the closure
+	// context in DX, X15 zero.
+	MOVQ	-8(SP), DX
+	MOVQ	-16(SP), AX
+	XORPS	X15, X15
+	MOVQ	0(DX), BX
+	CALL	BX
+exit:
+	// exit(0), of this thread alone; the kernel then clears the tid word
+	// and wakes Join.
+	XORL	DI, DI
+	MOVL	$60, AX
+	SYSCALL
+	JMP	exit
