@@ -144,11 +144,14 @@ func threadSwitches(pid string) map[string]int {
 	return m
 }
 
-// TestPipeThreadModeQuiet is the same guard for pipe's thread mode, where
-// the peer is a second locked thread of the measured child: the two
-// threads of the ping-pong switch at every round trip, and every other
-// thread of the child — the Go runtime's — at most once per 10 ms of the
-// window.
+// TestPipeThreadModeQuiet guards pipe's thread mode, where both workers
+// are raw threads of the measured child (sys.StartRawThread), as perf's
+// are pthreads: the two switch at every round trip, and the child's other
+// threads, the Go runtime's, not at all, since the thread that started
+// the workers waits in the futex of their exit with its P given back and
+// sysmon sleeps (with the workers on locked goroutines, sysmon looked in
+// every 10 ms, the ticker that moves an unpinned pair; see
+// TestPipeProcessModeQuiet).
 func TestPipeThreadModeQuiet(t *testing.T) {
 	cmd, _, child := startMeasured(t, "pipe:mode=thread,loops=1200000,cpus=same")
 	time.Sleep(300 * time.Millisecond)
@@ -173,14 +176,14 @@ func TestPipeThreadModeQuiet(t *testing.T) {
 	for _, d := range deltas[:len(deltas)-2] {
 		others += d
 	}
-	per10ms := float64(max(others-1, 0)) / (float64(el) / float64(10*time.Millisecond))
-	t.Logf("pipe thread mode: the pair switched %v times in %v; %d other threads %d times: %.2f per 10 ms",
-		pair, el.Round(time.Millisecond), len(deltas)-2, others, per10ms)
+	t.Logf("pipe thread mode: the pair switched %v times in %v; %d other threads %d times",
+		pair, el.Round(time.Millisecond), len(deltas)-2, others)
 	if pair[0] < 1000 {
 		t.Errorf("the ping-pong's threads switched only %v times: not inside the loop", pair)
 	}
-	if per10ms > 1 {
-		t.Errorf("the child's other threads switched %.2f times per 10 ms of window, more than sysmon's once", per10ms)
+	// One switch is allowed for the read that may straddle the window's start.
+	if others > 1 {
+		t.Errorf("the child's other threads switched %d times in %v of window, want none", others, el.Round(time.Millisecond))
 	}
 }
 

@@ -2,6 +2,7 @@ package workload
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -23,7 +24,10 @@ import (
 // of a blocked thread to another, a futex wake to get a P back — extra
 // context switches the C reference does not make. A raw call keeps its P
 // instead, so Prepare raises GOMAXPROCS above the number of threads that
-// can block at once (one per process in process mode, two in thread mode).
+// can block at once (one per process with spawn=exec, two in thread mode
+// where raw threads are not to be had). With spawn=fork and in thread mode
+// the workers are no runtime threads at all: forked tasks and raw threads
+// (sys.ForkRaw, sys.StartRawThread), as perf's are.
 // The fidelity benchmark (bench/fidelity) compares context switches and
 // syscalls per op with the reference.
 type pipePingPong struct{}
@@ -166,6 +170,23 @@ func (pipePingPong) Run(t *Task) error {
 		return setPipeFigures(t, loops, el)
 	}
 
+	if thread {
+		// Both workers are raw threads, as perf's are pthreads: no runtime
+		// thread runs or wakes beside them, and this one waits in the
+		// futex of their exit with its P given back.
+		el, err := threadPipePair([2]int{r1, r2}, [2]int{w2, w1}, loops, symmetric, pl.cpu)
+		if !errors.Is(err, sys.ErrNoRawThread) {
+			if endErr := t.End(); err == nil {
+				err = endErr
+			}
+			if err != nil {
+				return err
+			}
+			return setPipeFigures(t, loops, el)
+		}
+		t.Info("threads", "goroutines locked to their threads: "+err.Error())
+	}
+
 	// As perf, the window includes creating and joining the peer.
 	start := time.Now()
 	var wait func() error
@@ -221,16 +242,21 @@ func cpuName(c int) string {
 	return strconv.Itoa(c)
 }
 
-// pipeFork is worker 0's orders in process mode, which the forked peer
-// reads from its copy of the parent's memory.
+// pipeFork is a worker's orders: a forked worker reads them from its
+// copy of the parent's memory, a raw thread from the parent's own.
 type pipeFork struct {
 	rfd, wfd, loops int
 	readFirst, pin  bool
 	mask            sys.RawCPUMask
 	tok             [4]byte
-	// drop are the other worker's pipe ends, closed first, so that a
-	// worker that dies leaves the other at end of file, not blocked.
+	// drop are the other worker's pipe ends, which a forked worker closes
+	// first, so that a worker that dies leaves the other at end of file,
+	// not blocked; -1 for a thread, which shares one table of files.
 	drop [2]int
+	// status is a raw thread's result (pipePeer* or 0), and closedW says
+	// it closed its write end on failing (pipeThreadBody).
+	status  int
+	closedW bool
 }
 
 // Exit statuses of the forked peer, by what failed.
@@ -253,8 +279,10 @@ func pipePeerBody(p unsafe.Pointer) int {
 	if a.pin && a.mask.Apply() != 0 {
 		return pipePeerPin
 	}
-	sys.RawClose(a.drop[0])
-	sys.RawClose(a.drop[1])
+	if a.drop[0] >= 0 {
+		sys.RawClose(a.drop[0])
+		sys.RawClose(a.drop[1])
+	}
 	for i := 0; i < a.loops; i++ {
 		if a.readFirst {
 			if eof, e := sys.RawReadN(a.rfd, &a.tok[0], len(a.tok)); eof || e != 0 {
@@ -361,14 +389,98 @@ func forkPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (time.
 			}
 		}
 	}
-	el := time.Since(start)
-	// The other worker's end of file follows from the failure: name that.
-	for _, e := range errs {
-		if e != nil && !strings.Contains(e.Error(), "read end of file") {
-			return el, e
+	return time.Since(start), firstPipeFailure(errs)
+}
+
+// pipeThreadBody is a worker as perf's pthread runs it (pipePeerBody)
+// on a raw thread. One that fails closes its write end, where the other
+// worker reads, so the other sees end of file instead of waiting for
+// ever.
+//
+//go:nosplit
+//go:norace
+func pipeThreadBody(p unsafe.Pointer) {
+	a := (*pipeFork)(p)
+	if a.status = pipePeerBody(p); a.status != 0 {
+		sys.RawClose(a.wfd)
+		a.closedW = true
+	}
+}
+
+// threadPipePair is the window of thread mode: it starts worker 0 over
+// the read end rfd[0] and the write end wfd[0] and worker 1 over rfd[1]
+// and wfd[1] as raw threads (sys.StartRawThread), each pinned to its CPU
+// unless that is -1, joins both, as perf's main thread creates and joins
+// its two pthreads inside its window, and closes the four ends. Where
+// raw threads are not to be had it returns sys.ErrNoRawThread with the
+// ends still open.
+func threadPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (time.Duration, error) {
+	var ws [2]*pipeFork
+	for i := range ws {
+		ws[i] = &pipeFork{rfd: rfd[i], wfd: wfd[i], loops: loops, readFirst: i == 0 && !symmetric, pin: cpu[i] >= 0, drop: [2]int{-1, -1}}
+		if ws[i].pin {
+			m, err := sys.NewRawCPUMask([]int{cpu[i]})
+			if err != nil {
+				return 0, err
+			}
+			ws[i].mask = m
 		}
 	}
-	return el, cmp.Or(errs[0], errs[1])
+	start := time.Now()
+	var ths [2]*sys.RawThread
+	var errs [2]error
+	for i, a := range ws {
+		th, err := sys.StartRawThread(pipeThreadBody, unsafe.Pointer(a))
+		if err != nil {
+			if i == 0 && errors.Is(err, sys.ErrNoRawThread) {
+				return 0, err
+			}
+			// Worker 0 is left waiting on worker 1's write end.
+			errs[i] = fmt.Errorf("worker %d: %w", i, err)
+			sys.Close(wfd[1])
+			a.closedW = true
+			break
+		}
+		ths[i] = th
+	}
+	for i, th := range ths {
+		if th == nil {
+			continue
+		}
+		if err := th.Join(); err != nil {
+			errs[i] = fmt.Errorf("worker %d: %w", i, err)
+		} else if code := ws[i].status; code != 0 {
+			errs[i] = fmt.Errorf("worker %d: %s", i, pipePeerFailure[code])
+		}
+	}
+	el := time.Since(start)
+	runtime.KeepAlive(ws)
+	for i, a := range ws {
+		if !a.closedW {
+			sys.Close(wfd[i])
+		}
+		sys.Close(rfd[i])
+	}
+	return el, firstPipeFailure(errs)
+}
+
+// firstPipeFailure is the error of the worker that failed first: the
+// other worker's end of file follows from it.
+func firstPipeFailure(errs [2]error) error {
+	for _, e := range errs {
+		if e != nil && !strings.Contains(e.Error(), pipePeerFailure[pipePeerEOF]) {
+			return e
+		}
+	}
+	return cmp.Or(errs[0], errs[1])
+}
+
+// pipePeerFailure says what a worker's exit status or status means.
+var pipePeerFailure = map[int]string{
+	pipePeerPin:   "could not pin itself",
+	pipePeerRead:  "read failed",
+	pipePeerEOF:   "read end of file: the other worker is gone",
+	pipePeerWrite: "write failed",
 }
 
 // waitPipePeer reaps a forked worker and says what failed in it.
@@ -377,7 +489,7 @@ func waitPipePeer(pid int) error {
 	if err == nil {
 		return nil
 	}
-	for code, what := range map[int]string{pipePeerPin: "could not pin itself", pipePeerRead: "read failed", pipePeerEOF: "read end of file: the other worker is gone", pipePeerWrite: "write failed"} {
+	for code, what := range pipePeerFailure {
 		if strings.HasSuffix(err.Error(), fmt.Sprintf("exited with status %d", code)) {
 			return fmt.Errorf("%s (%w)", what, err)
 		}

@@ -79,11 +79,13 @@ func TestPipeRuns(t *testing.T) {
 // cannot start (here: pinned to a CPU that does not exist) is named, and
 // the other, left at end of file, does not hang the run.
 func TestPipeWorkerFails(t *testing.T) {
-	for _, tt := range []struct{ cpus, want string }{
-		{"0,1000", "worker 1: could not pin itself"},
-		{"1000,0", "worker 0: could not pin itself"},
+	for _, tt := range []struct{ mode, cpus, want string }{
+		{"process", "0,1000", "worker 1: could not pin itself"},
+		{"process", "1000,0", "worker 0: could not pin itself"},
+		{"thread", "0,1000", "worker 1: could not pin itself"},
+		{"thread", "1000,0", "worker 0: could not pin itself"},
 	} {
-		sp, err := workload.ParseSpec("pipe:loops=100000,cpus='" + tt.cpus + "'")
+		sp, err := workload.ParseSpec("pipe:loops=100000,mode=" + tt.mode + ",cpus='" + tt.cpus + "'")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,10 +97,10 @@ func TestPipeWorkerFails(t *testing.T) {
 		select {
 		case err := <-done:
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("cpus=%s: error %v, want one saying %q", tt.cpus, err, tt.want)
+				t.Errorf("mode=%s cpus=%s: error %v, want one saying %q", tt.mode, tt.cpus, err, tt.want)
 			}
 		case <-time.After(20 * time.Second):
-			t.Fatalf("cpus=%s: the run did not end in 20 s", tt.cpus)
+			t.Fatalf("mode=%s cpus=%s: the run did not end in 20 s", tt.mode, tt.cpus)
 		}
 	}
 }
