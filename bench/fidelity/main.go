@@ -18,6 +18,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,6 +151,7 @@ type row struct {
 	kcv, rcv     float64
 	kperOp, rOp  map[string]float64
 	withinTarget bool
+	modes        string // modeSplit's, for a figure with two modes
 }
 
 // printTable prints every row as a markdown table: the README's fidelity
@@ -165,6 +167,9 @@ func printTable(rows []row) {
 		mark := ""
 		if !r.withinTarget {
 			mark = fmt.Sprintf(" (outside ±%.0f%%)", r.p.target*100)
+		}
+		if r.modes != "" {
+			mark += "; " + r.modes
 		}
 		fmt.Printf("| %s | %s | %s | %s | %.3f (%.2f–%.2f)%s | %.1f%% vs %.1f%% | %.4f vs %.4f | %.4f vs %.4f |\n",
 			r.p.name, where(r.p.cpus), r.p.policy(), r.fig, r.ratio, r.lo, r.hi, mark, r.kcv, r.rcv,
@@ -216,7 +221,11 @@ func measure(kd string, p pair, n int) ([]row, error) {
 		// better instrument is the quieter one: ratio at most 1).
 		kcv, rcv := stats.Summarize(kds[f]).CV, stats.Summarize(refs[f]).CV
 		fmt.Printf("%-28s %-8s %-14s CV kdelta %.1f%%  ref %.1f%%  ratio %.2f\n", p.name, p.policy(), fig.name, kcv, rcv, kcv/rcv)
-		rows = append(rows, row{p: p, fig: fig.name, ratio: r, lo: minf(ratios[f]), hi: maxf(ratios[f]), kcv: kcv, rcv: rcv, withinTarget: within})
+		modes := modeSplit(kds[f], refs[f])
+		if modes != "" {
+			fmt.Printf("%-28s %-8s %-14s %s\n", p.name, p.policy(), fig.name, modes)
+		}
+		rows = append(rows, row{p: p, fig: fig.name, ratio: r, lo: minf(ratios[f]), hi: maxf(ratios[f]), kcv: kcv, rcv: rcv, withinTarget: within, modes: modes})
 	}
 	k, ref, err := perOp(kd, p)
 	for i := range rows {
@@ -386,6 +395,42 @@ func scaled(f func(string) (float64, error), k float64) func(string) (float64, e
 		v, err := f(out)
 		return v * k, err
 	}
+}
+
+// modeSplit describes a figure whose runs fall into two modes, as an
+// unpinned ping-pong's do (the pair sharing one CPU, a few microseconds a
+// round trip, or one CPU each, tens): the pooled runs of both sides span
+// more than 4x. A pair's ratio then mostly says which mode each side's
+// run fell into, so this says how many runs of each side fell into the
+// low mode (below the geometric middle of the pooled range) and the
+// ratio of the two sides' medians within each mode. "" for one mode.
+func modeSplit(kd, ref []float64) string {
+	all := append(append([]float64(nil), kd...), ref...)
+	lo, hi := minf(all), maxf(all)
+	if lo <= 0 || hi/lo <= 4 {
+		return ""
+	}
+	cut := math.Sqrt(lo * hi)
+	split := func(xs []float64) (low, high []float64) {
+		for _, x := range xs {
+			if x < cut {
+				low = append(low, x)
+			} else {
+				high = append(high, x)
+			}
+		}
+		return low, high
+	}
+	kl, kh := split(kd)
+	rl, rh := split(ref)
+	within := func(k, r []float64) string {
+		if len(k) == 0 || len(r) == 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(median(k)/median(r), 'f', 3, 64)
+	}
+	return fmt.Sprintf("two modes (runs span %.0fx, cut at %.3g): low mode kdelta %d of %d runs, ref %d of %d; median ratio within the low mode %s, the high %s",
+		hi/lo, cut, len(kl), len(kd), len(rl), len(ref), within(kl, rl), within(kh, rh))
 }
 
 func median(xs []float64) float64 {

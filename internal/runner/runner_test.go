@@ -131,15 +131,9 @@ func TestFailureKeepsChildOutput(t *testing.T) {
 
 // TestMessagingThreadsJoined checks that thread-mode messaging, run as
 // kdelta runs it (on the child's locked main thread), ends its window when
-// the worker threads have exited, as perf's pthread_join does, where the
-// kernel can wait for a thread (PIDFD_THREAD, Linux 6.9).
+// the worker threads have exited, as perf's pthread_join does.
 func TestMessagingThreadsJoined(t *testing.T) {
 	want := "thread exit"
-	if fd, err := sys.ThreadPidfd(sys.Gettid()); err != nil {
-		want = "done byte"
-	} else {
-		sys.Close(fd)
-	}
 	opt := &runner.Options{Repeat: 1, Version: "test", Env: runner.Fingerprint("test")}
 	set, err := runner.Run(context.Background(), specs(t, "messaging:mode=thread,groups=2,loops=20"), opt)
 	if err != nil {

@@ -42,6 +42,7 @@ const EINTR = unix.EINTR
 // polls wakeR until it is readable. It returns the errno of a failed call.
 //
 //go:nosplit
+//go:norace
 func RawBarrier(readyW, wakeR int) unix.Errno {
 	if e := RawWriteByte(readyW); e != 0 {
 		return e
@@ -58,6 +59,7 @@ func RawBarrier(readyW, wakeR int) unix.Errno {
 // RawWriteByte writes one byte to fd, retrying on EINTR.
 //
 //go:nosplit
+//go:norace
 func RawWriteByte(fd int) unix.Errno {
 	var b [1]byte
 	for {
@@ -78,6 +80,7 @@ func RawWriteByte(fd int) unix.Errno {
 // failed read (with its errno) or at end of file (with errno 0).
 //
 //go:nosplit
+//go:norace
 func RawReadMessages(fd int, buf []byte, n int) (int, unix.Errno) {
 	for i := 0; i < n; i++ {
 		for off := 0; off < len(buf); {
@@ -101,6 +104,7 @@ func RawReadMessages(fd int, buf []byte, n int) (int, unix.Errno) {
 // early on a failed write, with its errno.
 //
 //go:nosplit
+//go:norace
 func RawWriteMessages(fds []int, buf []byte, loops int) (int, unix.Errno) {
 	done := 0
 	for l := 0; l < loops; l++ {

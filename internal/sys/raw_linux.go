@@ -145,16 +145,3 @@ func SocketPair() (a, b int, err error) {
 
 // Close closes fd, ignoring errors (for cleanup paths).
 func Close(fd int) { _ = unix.Close(fd) }
-
-// ThreadPidfd opens a pidfd for thread tid of this process; it polls
-// readable once the thread has exited, which is how a caller joins a
-// thread it did not create with pthread_create. A thread that has already
-// exited gives ESRCH.
-func ThreadPidfd(tid int) (int, error) {
-	// PIDFD_THREAD has O_EXCL's value on every architecture.
-	fd, err := unix.PidfdOpen(tid, unix.O_EXCL)
-	if err == unix.EINVAL || err == unix.ENOSYS {
-		return -1, ErrNoThreadPidfd
-	}
-	return fd, err
-}

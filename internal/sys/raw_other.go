@@ -50,6 +50,3 @@ func SocketPair() (a, b int, err error) { return -1, -1, ErrNotLinux }
 
 // Close does nothing: no call of this package opens a descriptor here.
 func Close(fd int) {}
-
-// ThreadPidfd reports that pidfds are Linux's.
-func ThreadPidfd(tid int) (int, error) { return -1, ErrNotLinux }

@@ -8,8 +8,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
@@ -168,9 +166,6 @@ func (messaging) Run(t *Task) error {
 // one pidfd per live worker.
 func msgRaiseNoFile(t *Task, c msgConfig) error {
 	need := uint64(c.workers() + 2*c.fds + 64)
-	if c.thread {
-		need += uint64(c.workers()) // a pidfd per worker thread, to join it
-	}
 	soft, _, err := sys.NoFileLimit()
 	if err != nil {
 		return fmt.Errorf("messaging: read RLIMIT_NOFILE: %w", err)
@@ -287,18 +282,16 @@ func (c msgConfig) barrier(fds *msgFds) (readyR, readyW, wakeR, wakeW int, err e
 	return readyR, readyW, wakeR, wakeW, nil
 }
 
-// msgRunThreads runs every worker as a locked OS thread in this process;
-// like perf -t, it closes no descriptor until the run is over. The window
-// ends, as perf's does after pthread_join, when the last worker thread has
-// exited: each is joined through a thread pidfd (Linux 6.9+). Older kernels
-// cannot wait for a thread they did not create with pthread_create, so
-// there each thread writes a byte when its work is done and the window ends
-// at the last byte, before the threads' exit; the run's info says which.
+// msgRunThreads runs every worker as a raw thread of this process
+// (sys.StartRawThread), as perf -t runs pthreads: no thread of the Go
+// runtime runs or wakes beside them, and, like perf -t, it closes no
+// descriptor until the run is over. The window ends, as perf's does
+// after pthread_join, when the last worker thread has exited; this
+// thread waits for each in the futex of its exit, its P given back.
 func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	workers := c.workers()
-	// Every worker can block in a raw read, write or poll, and so can the
-	// main thread while it collects ready and done bytes.
-	Prepare(workers + 1)
+	// Only this thread blocks in raw calls (the ready reads).
+	Prepare(1)
 
 	var fds msgFds
 	defer func() { fds.close() }()
@@ -306,177 +299,131 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	if err != nil {
 		return 0, msgResult{}, err
 	}
-	// The fallback join: each thread writes one byte here when its work is
-	// done. A pipe, whatever ipc says, because it is not part of the
-	// benchmark's topology.
-	doneR, doneW, err := sys.Pipe()
-	if err != nil {
-		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
-	}
-	fds.add(doneR, doneW)
-	ins := make([]int, c.groups*c.fds)
-	outs := make([][]int, c.groups)
-	for g := range outs {
-		outs[g] = make([]int, c.fds)
-		for i := range outs[g] {
+	// Receivers first, then senders, group by group, as perf creates
+	// them; each with a buffer of its own, as each of perf's threads has
+	// one on its stack.
+	tally := make([]int64, workers)
+	var stop int
+	ws := make([]*msgForked, 0, workers)
+	for g := 0; g < c.groups; g++ {
+		ins, outs := make([]int, c.fds), make([]int, c.fds)
+		for i := range ins {
 			r, w, err := c.pair()
 			if err != nil {
 				return 0, msgResult{}, fmt.Errorf("messaging: pair %d of group %d: %w", i, g, err)
 			}
 			fds.add(r, w)
-			ins[g*c.fds+i], outs[g][i] = r, w
+			ins[i], outs[i] = r, w
 		}
-	}
-
-	counts := make([]atomic.Int64, workers)
-	tids := make([]atomic.Int32, workers)
-	pidfds := make([]int, 0, workers)
-	defer func() {
-		for _, fd := range pidfds {
-			sys.Close(fd)
+		for _, in := range ins {
+			ws = append(ws, &msgForked{in: in, closeFd: -1, readyW: readyW, wakeR: wakeR,
+				count: c.fds * c.loops, buf: make([]byte, c.size), tally: tally, idx: len(ws), stop: &stop})
 		}
-	}()
-	var byDone atomic.Bool // joined by the done bytes, not by thread exit
-	whyDone := ""
-	var (
-		mu       sync.Mutex
-		firstErr error
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
+		for range c.fds {
+			ws = append(ws, &msgForked{in: -1, closeFd: -1, outs: outs, readyW: readyW, wakeR: wakeR,
+				count: c.loops, buf: make([]byte, c.size), tally: tally, idx: len(ws), stop: &stop})
 		}
-		mu.Unlock()
-	}
-	worker := func(i int, body func(buf []byte) (int64, error)) {
-		// Locked for good: the thread exits with the goroutine, as a
-		// pthread does, instead of going back to the runtime's pool.
-		runtime.LockOSThread()
-		tids[i].Store(int32(sys.Gettid()))
-		buf := make([]byte, c.size)
-		n, err := body(buf)
-		counts[i].Store(n)
-		if err != nil {
-			fail(err)
-		}
-		if !byDone.Load() {
-			return // the thread exits, still locked
-		}
-		// Nosplit too: no preemption between the last message and the
-		// join.
-		if e := sys.RawWriteByte(doneW); e != 0 {
-			fail(fmt.Errorf("write done fd %d: %w", doneW, e))
-		}
-	}
-	// openJoins runs once every worker is ready (its tid stored, it waits
-	// in the barrier) and before the clock starts.
-	openJoins := func() error {
-		// The main thread cannot exit while the process lives (Go parks it
-		// for good), so a worker that ran there cannot be joined by its
-		// exit. Run executes on the locked main thread, so this happens
-		// only when a test calls Run from another goroutine.
-		pid := os.Getpid()
-		for i := range tids {
-			if int(tids[i].Load()) == pid {
-				whyDone = "a worker ran on the main thread"
-				byDone.Store(true)
-				return nil
-			}
-		}
-		for i := range tids {
-			fd, err := sys.ThreadPidfd(int(tids[i].Load()))
-			if errors.Is(err, sys.ErrNoThreadPidfd) && i == 0 {
-				whyDone = err.Error()
-				byDone.Store(true)
-				return nil
-			}
-			if err != nil {
-				return fmt.Errorf("pidfd of worker thread %d: %w", tids[i].Load(), err)
-			}
-			pidfds = append(pidfds, fd)
-		}
-		return nil
 	}
 
 	if err := t.Ready(); err != nil {
 		return 0, msgResult{}, err
 	}
-	// Receivers first, then senders, group by group, as perf creates them.
-	idx := 0
-	for g := 0; g < c.groups; g++ {
-		for i := 0; i < c.fds; i++ {
-			in := ins[g*c.fds+i]
-			go worker(idx, func(buf []byte) (int64, error) {
-				return msgReceive(in, readyW, wakeR, c.fds*c.loops, buf)
-			})
-			idx++
+	ths := make([]*sys.RawThread, 0, workers)
+	// abort lets the started workers through the barrier to find stop
+	// set, and joins them.
+	abort := func(err error) (time.Duration, msgResult, error) {
+		stop = 1
+		_ = sys.RawWriteFull(wakeW, []byte{0})
+		for _, th := range ths {
+			_ = th.Join()
 		}
-		for i := 0; i < c.fds; i++ {
-			out := outs[g]
-			go worker(idx, func(buf []byte) (int64, error) {
-				return msgSend(out, readyW, wakeR, c.loops, buf)
-			})
-			idx++
-		}
+		return 0, msgResult{}, err
 	}
-	done := make([]byte, workers) // the fallback join's bytes, allocated before the window
-	start, err := kickWorkers(readyR, wakeW, workers, openJoins)
+	for i, a := range ws {
+		body := msgThreadSender
+		if a.in >= 0 {
+			body = msgThreadReceiver
+		}
+		th, err := sys.StartRawThread(body, unsafe.Pointer(a))
+		if err != nil {
+			if errors.Is(err, sys.ErrNoRawThread) {
+				return abort(Skip("messaging mode=thread: %v", err))
+			}
+			return abort(fmt.Errorf("messaging: worker %d: %w", i, err))
+		}
+		ths = append(ths, th)
+	}
+	start, err := kickWorkers(readyR, wakeW, workers, nil)
 	if err != nil {
-		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+		return abort(fmt.Errorf("messaging: %w", err))
 	}
-	if !byDone.Load() {
-		// In creation order, as perf joins them.
-		for _, fd := range pidfds {
-			if err := sys.RawPollIn(fd); err != nil {
-				return 0, msgResult{}, fmt.Errorf("messaging: join: %w", err)
-			}
-		}
-	} else {
-		for got := 0; got < workers; {
-			n, e := sys.RawRead(doneR, done[got:])
-			if e == sys.EINTR {
-				continue
-			}
-			if e != 0 {
-				return 0, msgResult{}, fmt.Errorf("messaging: read done fd %d: %w", doneR, e)
-			}
-			got += n
+	// In creation order, as perf joins them.
+	var joinErr error
+	for i, th := range ths {
+		if err := th.Join(); err != nil && joinErr == nil {
+			joinErr = fmt.Errorf("messaging: worker %d: %w", i, err)
 		}
 	}
 	elapsed := time.Since(start)
-	if err := t.End(); err != nil {
-		return 0, msgResult{}, err
+	runtime.KeepAlive(ws)
+	if err := t.End(); err != nil && joinErr == nil {
+		joinErr = err
 	}
-	if byDone.Load() {
-		t.Info("join", "done byte, before thread exit ("+whyDone+")")
-	} else {
-		t.Info("join", "thread exit (pidfd), as pthread_join")
+	if joinErr != nil {
+		return 0, msgResult{}, joinErr
 	}
-
-	mu.Lock()
-	err = firstErr
-	mu.Unlock()
-	if err != nil {
-		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	for i, a := range ws {
+		if a.status != 0 {
+			return 0, msgResult{}, fmt.Errorf("messaging: worker %d: %s", i, msgWorkerFailure(a))
+		}
 	}
-	n := make([]int64, workers)
-	for i := range counts {
-		n[i] = counts[i].Load()
-	}
-	return elapsed, msgTallies(c, n), nil
+	t.Info("join", "thread exit (futex), as pthread_join")
+	return elapsed, msgTallies(c, tally), nil
 }
 
-// msgForked is a forked worker's orders; the child reads its own copy,
-// taken at the fork.
+// msgWorkerFailure says what a worker's status means.
+func msgWorkerFailure(a *msgForked) string {
+	switch {
+	case a.status == 2:
+		return "start barrier failed"
+	case a.in >= 0:
+		return fmt.Sprintf("receiver read %d of %d messages from fd %d", a.tally[a.idx], a.count, a.in)
+	default:
+		return fmt.Sprintf("sender wrote %d of %d messages", a.tally[a.idx], a.count*len(a.outs))
+	}
+}
+
+// msgThreadReceiver and msgThreadSender are a raw worker thread's whole
+// life: the forked worker's, its status kept for the parent.
+//
+//go:nosplit
+//go:norace
+func msgThreadReceiver(p unsafe.Pointer) {
+	a := (*msgForked)(p)
+	a.status = msgForkedReceiver(p)
+}
+
+//go:nosplit
+//go:norace
+func msgThreadSender(p unsafe.Pointer) {
+	a := (*msgForked)(p)
+	a.status = msgForkedSender(p)
+}
+
+// msgForked is a worker's orders: a forked child reads its own copy,
+// taken at the fork, a raw thread the parent's.
 type msgForked struct {
-	in, closeFd   int // receiver: its pair's read and write ends
+	in, closeFd   int // receiver: its pair's read end, and its write end to close (or -1)
 	outs          []int
 	readyW, wakeR int
 	count         int // messages to read, or loops to write
 	buf           []byte
 	tally         []int64 // shared with the parent
 	idx           int
+	// Raw threads only: stop, set before the wake-up, sends them home
+	// from the barrier when the run is abandoned; status is their result.
+	stop   *int
+	status int
 }
 
 // msgForkedReceiver is a forked receiver's whole life: it closes its
@@ -487,9 +434,14 @@ type msgForked struct {
 //go:norace
 func msgForkedReceiver(p unsafe.Pointer) int {
 	a := (*msgForked)(p)
-	sys.RawClose(a.closeFd)
+	if a.closeFd >= 0 {
+		sys.RawClose(a.closeFd)
+	}
 	if sys.RawBarrier(a.readyW, a.wakeR) != 0 {
 		return 2
+	}
+	if a.stop != nil && *a.stop != 0 {
+		return 0
 	}
 	n, e := sys.RawReadMessages(a.in, a.buf, a.count)
 	a.tally[a.idx] = int64(n)
@@ -508,6 +460,9 @@ func msgForkedSender(p unsafe.Pointer) int {
 	a := (*msgForked)(p)
 	if sys.RawBarrier(a.readyW, a.wakeR) != 0 {
 		return 2
+	}
+	if a.stop != nil && *a.stop != 0 {
+		return 0
 	}
 	n, e := sys.RawWriteMessages(a.outs, a.buf, a.count)
 	a.tally[a.idx] = int64(n)

@@ -24,10 +24,10 @@ import (
 // of a blocked thread to another, a futex wake to get a P back — extra
 // context switches the C reference does not make. A raw call keeps its P
 // instead, so Prepare raises GOMAXPROCS above the number of threads that
-// can block at once (one per process with spawn=exec, two in thread mode
-// where raw threads are not to be had). With spawn=fork and in thread mode
-// the workers are no runtime threads at all: forked tasks and raw threads
-// (sys.ForkRaw, sys.StartRawThread), as perf's are.
+// can block at once (one per process with spawn=exec). With spawn=fork
+// and in thread mode the workers are no runtime threads at all: forked
+// tasks and raw threads (sys.ForkRaw, sys.StartRawThread), as perf's are;
+// on an architecture without raw threads thread mode is skipped.
 // The fidelity benchmark (bench/fidelity) compares context switches and
 // syscalls per op with the reference.
 type pipePingPong struct{}
@@ -141,12 +141,9 @@ func (pipePingPong) Run(t *Task) error {
 	}
 	thread := t.Params.String("mode") == "thread"
 	fork := !thread && t.Params.String("spawn") == "fork"
-	switch {
-	case thread:
-		Prepare(2)
-	case fork:
+	if thread || fork {
 		Prepare(0)
-	default:
+	} else {
 		Prepare(1)
 	}
 	if err := t.Ready(); err != nil {
@@ -175,44 +172,33 @@ func (pipePingPong) Run(t *Task) error {
 		// thread runs or wakes beside them, and this one waits in the
 		// futex of their exit with its P given back.
 		el, err := threadPipePair([2]int{r1, r2}, [2]int{w2, w1}, loops, symmetric, pl.cpu)
-		if !errors.Is(err, sys.ErrNoRawThread) {
-			if endErr := t.End(); err == nil {
-				err = endErr
-			}
-			if err != nil {
-				return err
-			}
-			return setPipeFigures(t, loops, el)
+		if errors.Is(err, sys.ErrNoRawThread) {
+			err = Skip("pipe mode=thread: %v", err)
 		}
-		t.Info("threads", "goroutines locked to their threads: "+err.Error())
-	}
-
-	// As perf, the window includes creating and joining the peer.
-	start := time.Now()
-	var wait func() error
-	if thread {
-		done := make(chan error, 1)
-		go func() {
-			runtime.LockOSThread()
-			done <- pingPong(0, r1, w2, loops, symmetric, pl.cpu[0])
-		}()
-		wait = func() error { return <-done }
-	} else {
-		// spawn=exec: worker 0 is a re-executed kdelta.
-		fr := os.NewFile(uintptr(r1), "pipe1-r")
-		fw := os.NewFile(uintptr(w2), "pipe2-w")
-		cmd, err := StartWorker("pipe-peer", []string{strconv.Itoa(loops), strconv.FormatBool(symmetric), strconv.Itoa(pl.cpu[0])}, []*os.File{fr, fw})
-		// The peer holds its own copies now; closing ours lets worker 1 see
-		// EOF instead of blocking for ever if the peer dies.
-		fr.Close()
-		fw.Close()
+		if endErr := t.End(); err == nil {
+			err = endErr
+		}
 		if err != nil {
 			return err
 		}
-		wait = cmd.Wait
+		return setPipeFigures(t, loops, el)
+	}
+
+	// spawn=exec: worker 0 is a re-executed kdelta. As perf, the window
+	// includes creating and joining the peer.
+	start := time.Now()
+	fr := os.NewFile(uintptr(r1), "pipe1-r")
+	fw := os.NewFile(uintptr(w2), "pipe2-w")
+	cmd, err := StartWorker("pipe-peer", []string{strconv.Itoa(loops), strconv.FormatBool(symmetric), strconv.Itoa(pl.cpu[0])}, []*os.File{fr, fw})
+	// The peer holds its own copies now; closing ours lets worker 1 see
+	// EOF instead of blocking for ever if the peer dies.
+	fr.Close()
+	fw.Close()
+	if err != nil {
+		return err
 	}
 	err1 := pingPong(1, r2, w1, loops, symmetric, pl.cpu[1])
-	err0 := wait()
+	err0 := cmd.Wait()
 	el := time.Since(start)
 	if err := t.End(); err != nil {
 		return err
@@ -412,8 +398,7 @@ func pipeThreadBody(p unsafe.Pointer) {
 // and wfd[1] as raw threads (sys.StartRawThread), each pinned to its CPU
 // unless that is -1, joins both, as perf's main thread creates and joins
 // its two pthreads inside its window, and closes the four ends. Where
-// raw threads are not to be had it returns sys.ErrNoRawThread with the
-// ends still open.
+// raw threads are not to be had it returns sys.ErrNoRawThread.
 func threadPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (time.Duration, error) {
 	var ws [2]*pipeFork
 	for i := range ws {
@@ -433,6 +418,9 @@ func threadPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (tim
 		th, err := sys.StartRawThread(pipeThreadBody, unsafe.Pointer(a))
 		if err != nil {
 			if i == 0 && errors.Is(err, sys.ErrNoRawThread) {
+				for _, fd := range [4]int{rfd[0], rfd[1], wfd[0], wfd[1]} {
+					sys.Close(fd)
+				}
 				return 0, err
 			}
 			// Worker 0 is left waiting on worker 1's write end.
