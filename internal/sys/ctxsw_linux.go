@@ -122,7 +122,7 @@ const ETIMEDOUT = unix.ETIMEDOUT
 //go:norace
 func RawReadN(fd int, p *byte, n int) (eof bool, e unix.Errno) {
 	for off := 0; off < n; {
-		r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off))
+		r, e := rawErr(rawsys6(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off), 0, 0, 0))
 		switch {
 		case e == unix.EINTR:
 			continue
@@ -143,7 +143,7 @@ func RawReadN(fd int, p *byte, n int) (eof bool, e unix.Errno) {
 //go:norace
 func RawWriteN(fd int, p *byte, n int) unix.Errno {
 	for off := 0; off < n; {
-		r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off))
+		r, e := rawErr(rawsys6(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Add(unsafe.Pointer(p), off)), uintptr(n-off), 0, 0, 0))
 		switch {
 		case e == unix.EINTR:
 			continue
@@ -177,7 +177,7 @@ func NewRawCPUMask(cpus []int) (RawCPUMask, error) {
 //go:nosplit
 //go:norace
 func (m *RawCPUMask) Apply() unix.Errno {
-	_, _, e := unix.RawSyscall(unix.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(m.set), uintptr(unsafe.Pointer(&m.set)))
+	_, e := rawErr(rawsys6(unix.SYS_SCHED_SETAFFINITY, 0, unsafe.Sizeof(m.set), uintptr(unsafe.Pointer(&m.set)), 0, 0, 0))
 	return e
 }
 

@@ -49,7 +49,7 @@ func RawBarrier(readyW, wakeR int) unix.Errno {
 	}
 	pfd := unix.PollFd{Fd: int32(wakeR), Events: unix.POLLIN}
 	for {
-		_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0, 0, 0, 0)
+		_, e := rawErr(rawsys6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0, 0, 0, 0))
 		if e != unix.EINTR {
 			return e
 		}
@@ -63,7 +63,7 @@ func RawBarrier(readyW, wakeR int) unix.Errno {
 func RawWriteByte(fd int) unix.Errno {
 	var b [1]byte
 	for {
-		n, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 1)
+		n, e := rawErr(rawsys6(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), 1, 0, 0, 0))
 		switch {
 		case e == unix.EINTR:
 			continue
@@ -84,7 +84,7 @@ func RawWriteByte(fd int) unix.Errno {
 func RawReadMessages(fd int, buf []byte, n int) (int, unix.Errno) {
 	for i := 0; i < n; i++ {
 		for off := 0; off < len(buf); {
-			r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[off])), uintptr(len(buf)-off))
+			r, e := rawErr(rawsys6(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[off])), uintptr(len(buf)-off), 0, 0, 0))
 			switch {
 			case e == unix.EINTR:
 				continue
@@ -110,7 +110,7 @@ func RawWriteMessages(fds []int, buf []byte, loops int) (int, unix.Errno) {
 	for l := 0; l < loops; l++ {
 		for _, fd := range fds {
 			for off := 0; off < len(buf); {
-				r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&buf[off])), uintptr(len(buf)-off))
+				r, e := rawErr(rawsys6(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&buf[off])), uintptr(len(buf)-off), 0, 0, 0))
 				if e == unix.EINTR {
 					continue
 				}
@@ -130,7 +130,7 @@ func RawWriteMessages(fds []int, buf []byte, loops int) (int, unix.Errno) {
 //go:nosplit
 //go:norace
 func RawClose(fd int) unix.Errno {
-	_, _, e := unix.RawSyscall(unix.SYS_CLOSE, uintptr(fd), 0, 0)
+	_, e := rawErr(rawsys6(unix.SYS_CLOSE, uintptr(fd), 0, 0, 0, 0, 0))
 	return e
 }
 

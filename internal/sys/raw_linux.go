@@ -44,6 +44,14 @@ func RawNullLoop(nr uintptr, n int) {
 	}
 }
 
+// rawErr turns rawsys6's results into a count and an errno. The Raw*
+// functions a raw thread runs (StartRawThread) call rawsys6 with it
+// rather than unix.RawSyscall.
+//
+//go:nosplit
+//go:norace
+func rawErr(r, e uintptr) (uintptr, unix.Errno) { return r, unix.Errno(e) }
+
 // RawRead reads into b with a raw read(2). It may block: see the package
 // comment. It returns the byte count or the errno.
 func RawRead(fd int, b []byte) (int, unix.Errno) {

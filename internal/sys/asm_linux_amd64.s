@@ -48,3 +48,28 @@ exit:
 	MOVL	$60, AX
 	SYSCALL
 	JMP	exit
+
+// func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
+//
+// One system call, made here rather than through x/sys/unix, whose raw
+// calls jump to package syscall's Go functions: a raw thread must not run
+// their ABI wrappers, which the race detector instruments.
+TEXT ·rawsys6(SB),NOSPLIT,$0-72
+	MOVQ	nr+0(FP), AX
+	MOVQ	a1+8(FP), DI
+	MOVQ	a2+16(FP), SI
+	MOVQ	a3+24(FP), DX
+	MOVQ	a4+32(FP), R10
+	MOVQ	a5+40(FP), R8
+	MOVQ	a6+48(FP), R9
+	SYSCALL
+	CMPQ	AX, $0xfffffffffffff001
+	JLS	ok
+	MOVQ	$-1, r+56(FP)
+	NEGQ	AX
+	MOVQ	AX, errno+64(FP)
+	RET
+ok:
+	MOVQ	AX, r+56(FP)
+	MOVQ	$0, errno+64(FP)
+	RET

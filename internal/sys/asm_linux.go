@@ -7,9 +7,15 @@ import "unsafe"
 const rawCloneAsm = true
 
 // rawClone is clone(2) with a stack: the new thread, on stack, calls
-// body(arg) through the register ABI and then exits (thread_linux_*.s).
+// body(arg) through the register ABI and then exits (asm_linux_*.s).
 // It returns the new thread's id or the errno.
 //
 // Not noescape: body and arg live on in the new thread, so the compiler
 // must keep them in the heap.
 func rawClone(flags, stack uintptr, tid *int32, body func(unsafe.Pointer), arg unsafe.Pointer) (r, errno uintptr)
+
+// rawsys6 is one system call, entered from assembly with nothing of the
+// Go runtime around it (asm_linux_*.s); errno is 0 or the call's error.
+//
+//go:noescape
+func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)

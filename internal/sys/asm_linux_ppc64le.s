@@ -47,3 +47,27 @@ exit:
 	MOVD	$0, R3
 	SYSCALL	$1
 	BR	exit
+
+// func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
+//
+// One system call, made here rather than through x/sys/unix, whose raw
+// calls jump to package syscall's Go functions: a raw thread must not run
+// their ABI wrappers, which the race detector instruments.
+TEXT ·rawsys6(SB),NOSPLIT,$0-72
+	MOVD	nr+0(FP), R9
+	MOVD	a1+8(FP), R3
+	MOVD	a2+16(FP), R4
+	MOVD	a3+24(FP), R5
+	MOVD	a4+32(FP), R6
+	MOVD	a5+40(FP), R7
+	MOVD	a6+48(FP), R8
+	SYSCALL	R9
+	BVC	ok
+	MOVD	$-1, R4
+	MOVD	R4, r+56(FP)
+	MOVD	R3, errno+64(FP)
+	RET
+ok:
+	MOVD	R3, r+56(FP)
+	MOVD	R0, errno+64(FP)
+	RET

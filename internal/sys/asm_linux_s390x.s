@@ -47,3 +47,29 @@ exit:
 	MOVD	$1, R1
 	SYSCALL
 	BR	exit
+
+// func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
+//
+// One system call, made here rather than through x/sys/unix, whose raw
+// calls jump to package syscall's Go functions: a raw thread must not run
+// their ABI wrappers, which the race detector instruments.
+TEXT ·rawsys6(SB),NOSPLIT,$0-72
+	MOVD	nr+0(FP), R1
+	MOVD	a1+8(FP), R2
+	MOVD	a2+16(FP), R3
+	MOVD	a3+24(FP), R4
+	MOVD	a4+32(FP), R5
+	MOVD	a5+40(FP), R6
+	MOVD	a6+48(FP), R7
+	SYSCALL
+	MOVD	$0xfffffffffffff001, R8
+	CMPUBLT	R2, R8, ok
+	MOVD	$-1, R3
+	MOVD	R3, r+56(FP)
+	NEG	R2, R2
+	MOVD	R2, errno+64(FP)
+	RET
+ok:
+	MOVD	R2, r+56(FP)
+	MOVD	$0, errno+64(FP)
+	RET

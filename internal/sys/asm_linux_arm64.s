@@ -46,3 +46,29 @@ exit:
 	MOVD	$93, R8
 	SVC
 	B	exit
+
+// func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
+//
+// One system call, made here rather than through x/sys/unix, whose raw
+// calls jump to package syscall's Go functions: a raw thread must not run
+// their ABI wrappers, which the race detector instruments.
+TEXT ·rawsys6(SB),NOSPLIT,$0-72
+	MOVD	nr+0(FP), R8
+	MOVD	a1+8(FP), R0
+	MOVD	a2+16(FP), R1
+	MOVD	a3+24(FP), R2
+	MOVD	a4+32(FP), R3
+	MOVD	a5+40(FP), R4
+	MOVD	a6+48(FP), R5
+	SVC
+	CMN	$4095, R0
+	BCC	ok
+	MOVD	$-1, R4
+	MOVD	R4, r+56(FP)
+	NEG	R0, R0
+	MOVD	R0, errno+64(FP)
+	RET
+ok:
+	MOVD	R0, r+56(FP)
+	MOVD	ZR, errno+64(FP)
+	RET

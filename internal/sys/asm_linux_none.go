@@ -14,3 +14,11 @@ const rawCloneAsm = false
 func rawClone(flags, stack uintptr, tid *int32, body func(unsafe.Pointer), arg unsafe.Pointer) (r, errno uintptr) {
 	return 0, uintptr(unix.ENOSYS)
 }
+
+// rawsys6 goes through x/sys/unix here, where there are no raw threads.
+//
+//go:nosplit
+func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr) {
+	r, _, e := unix.RawSyscall6(nr, a1, a2, a3, a4, a5, a6)
+	return r, uintptr(e)
+}
