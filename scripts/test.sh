@@ -149,12 +149,15 @@ ppclog=$(mktemp)
 	GOARCH=ppc64le CGO_ENABLED=0 go test -count=1 -exec qemu-ppc64le -skip '^TestSessionsFalsePositives$' \
 		./internal/stats ./internal/result ./internal/report &&
 		GOARCH=ppc64le CGO_ENABLED=0 go test -count=1 -exec qemu-ppc64le \
-			-run 'ParseSpec|Percentile|Parse|Fuzz|RawThread|TestMessagingRuns/messaging:mode=thread' ./internal/workload ./internal/sys &&
-		# The raw-thread trampolines of the other two architectures, alone
-		# and under messaging's thread mode (qemu-user cannot emulate the
-		# forks of process mode).
-		GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64 -run 'RawThread|TestMessagingRuns/messaging:mode=thread' ./internal/sys ./internal/workload &&
-		GOARCH=s390x CGO_ENABLED=0 go test -count=1 -exec qemu-s390x -run 'RawThread|TestMessagingRuns/messaging:mode=thread' ./internal/sys ./internal/workload
+			-run 'ParseSpec|Percentile|Parse|Fuzz|RawThread' ./internal/workload ./internal/sys &&
+		# The raw-thread trampolines of every architecture but this one,
+		# under messaging's thread mode (qemu-user cannot emulate the
+		# forks of process mode), and on arm64 and s390x alone too.
+		GOARCH=ppc64le CGO_ENABLED=0 go test -count=1 -exec qemu-ppc64le -run 'TestMessagingRuns/messaging:mode=thread' ./internal/workload &&
+		GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64 -run 'RawThread' ./internal/sys &&
+		GOARCH=arm64 CGO_ENABLED=0 go test -count=1 -exec qemu-aarch64 -run 'TestMessagingRuns/messaging:mode=thread' ./internal/workload &&
+		GOARCH=s390x CGO_ENABLED=0 go test -count=1 -exec qemu-s390x -run 'RawThread' ./internal/sys &&
+		GOARCH=s390x CGO_ENABLED=0 go test -count=1 -exec qemu-s390x -run 'TestMessagingRuns/messaging:mode=thread' ./internal/workload
 ) >"$ppclog" 2>&1 &
 ppc_pid=$!
 # Every package that starts a goroutine outside its tests.
