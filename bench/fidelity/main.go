@@ -84,6 +84,7 @@ func main() {
 	pairs := flag.Int("pairs", 7, "interleaved pairs per workload (at least 5)")
 	only := flag.String("only", "", "comma-separated workload names to run (default all)")
 	fifo := flag.Int("fifo", 98, "SCHED_FIFO priority of the fifo pass (chrt -f, --fifo)")
+	pingpong := flag.String("pingpong", "pingpong", "path to bench/fidelity/pingpong/pingpong.c built (fidelity.sh builds it where gcc is)")
 	passes := flag.String("passes", "default,fifo", "which passes to run: default (every pair, default scheduling), fifo (the pinned pairs under SCHED_FIFO), all (every pair under SCHED_FIFO)")
 	flag.Parse()
 	if *kd == "" || *pairs < 5 || *fifo < 1 || *fifo > 99 {
@@ -98,7 +99,7 @@ func main() {
 	}
 	var todo []pair
 	for _, pass := range strings.Split(*passes, ",") {
-		for _, p := range suite() {
+		for _, p := range suite(*pingpong) {
 			if len(want) > 0 && !want[p.name] && !want[strings.SplitN(p.name, " ", 2)[0]] {
 				continue
 			}

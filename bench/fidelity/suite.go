@@ -17,7 +17,7 @@ func where(cpus string) string {
 // the operations for per-op counts. Placement: the single-task and
 // ping-pong workloads run on one CPU (the reference's usual taskset -c N),
 // the many-task ones on all CPUs of this two-core machine.
-func suite() []pair {
+func suite(pingpong string) []pair {
 	usecsPerOp := grab(`([0-9.]+) usecs/op`)
 	total := grab(`Total time: ([0-9.]+) \[sec\]`)
 	syscall := func(n int) pair {
@@ -39,6 +39,14 @@ func suite() []pair {
 			spec: "pipe:mode=" + mode + ",order=auto,loops=" + strconv.Itoa(n),
 			figs: []figure{{name: "usecs/op", better: "lower", ref: usecsPerOp, kdelta: "usecs/op"}},
 		}
+	}
+	pipeRaw := func(n int) pair {
+		p := pipe("thread", "1", n)
+		p.name += " (C, raw calls)"
+		p.tool = pingpong
+		p.ref = []string{pingpong, strconv.Itoa(n)}
+		p.spec = "pipe:mode=thread,order=legacy,loops=" + strconv.Itoa(n)
+		return p
 	}
 	messaging := func(name string, flags []string, spec string, loops int) pair {
 		const groups = 10
@@ -70,6 +78,9 @@ func suite() []pair {
 		with(syscall(10000000), syscall(1000000)),
 		with(pipe("process", "1", 200000), pipe("process", "1", 20000)),
 		with(pipe("thread", "1", 200000), pipe("thread", "1", 20000)),
+		// The same against pingpong.c, perf's thread loop with raw calls
+		// (no glibc cancellation wrappers), where fidelity.sh built it.
+		with(pipeRaw(200000), pipeRaw(20000)),
 		// Unpinned, as both tools run by default: every CPU of this
 		// two-core machine. A round trip is ten times longer here and
 		// swings between sharing a CPU (3 us) and one each (60 us): at
