@@ -99,21 +99,6 @@ func RawWriteFull(fd int, b []byte) error {
 	return nil
 }
 
-// RawPollIn waits with poll(2) until fd is readable. It may block.
-func RawPollIn(fd int) error {
-	pfd := unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
-	for {
-		_, _, e := unix.RawSyscall(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0)
-		if e == unix.EINTR {
-			continue
-		}
-		if e != 0 {
-			return fmt.Errorf("poll fd %d: %w", fd, e)
-		}
-		return nil
-	}
-}
-
 // RawKill sends sig to pid with a raw kill(2) and returns the errno (0 on
 // success). kill never blocks the caller.
 func RawKill(pid, sig int) unix.Errno {

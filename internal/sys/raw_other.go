@@ -25,9 +25,6 @@ func RawReadFull(fd int, b []byte) error { return ErrNotLinux }
 // RawWriteFull reports that the raw calls are Linux's.
 func RawWriteFull(fd int, b []byte) error { return ErrNotLinux }
 
-// RawPollIn reports that the raw calls are Linux's.
-func RawPollIn(fd int) error { return ErrNotLinux }
-
 // RawKill answers ENOSYS: the raw calls are Linux's.
 func RawKill(pid, sig int) syscall.Errno { return syscall.ENOSYS }
 
