@@ -16,6 +16,10 @@ func rawClone(flags, stack uintptr, tid *int32, body func(unsafe.Pointer), arg u
 
 // rawsys6 is one system call, entered from assembly with nothing of the
 // Go runtime around it (asm_linux_*.s); errno is 0 or the call's error.
+// A raw thread's calls come here rather than to x/sys/unix, whose raw
+// calls jump to package syscall's Go functions: their ABI wrappers are
+// instrumented by the race detector, which must never run on a raw
+// thread (it crashed in __tsan_func_exit).
 //
 //go:noescape
 func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)

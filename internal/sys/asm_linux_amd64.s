@@ -52,10 +52,7 @@ exit:
 	JMP	exit
 
 // func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
-//
-// One system call, made here rather than through x/sys/unix, whose raw
-// calls jump to package syscall's Go functions: a raw thread must not run
-// their ABI wrappers, which the race detector instruments.
+// (see asm_linux.go)
 TEXT ·rawsys6(SB),NOSPLIT,$0-72
 	MOVQ	nr+0(FP), AX
 	MOVQ	a1+8(FP), DI

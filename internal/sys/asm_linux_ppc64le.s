@@ -49,10 +49,7 @@ exit:
 	BR	exit
 
 // func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
-//
-// One system call, made here rather than through x/sys/unix, whose raw
-// calls jump to package syscall's Go functions: a raw thread must not run
-// their ABI wrappers, which the race detector instruments.
+// (see asm_linux.go)
 TEXT ·rawsys6(SB),NOSPLIT,$0-72
 	MOVD	nr+0(FP), R9
 	MOVD	a1+8(FP), R3
