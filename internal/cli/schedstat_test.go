@@ -127,7 +127,10 @@ func TestVMSchedstatWindow(t *testing.T) {
 	// under TCG.
 	const length = time.Second
 	window := "schedstat@500ms+1s"
-	cmd := exec.Command(bin, "vm", "--kernel", kernel, "--no-store", "-o", dir, "--",
+	// A guest that hangs is killed at 3 minutes, with its console in the
+	// error, not left to the package's go test timeout (one CI run hung
+	// here for 20 minutes; the default boot timeout is 30).
+	cmd := exec.Command(bin, "vm", "--kernel", kernel, "--no-store", "--timeout", "3m", "-o", dir, "--",
 		"run", "messaging:groups=1,loops=1000", "-r", "1", "--warmup", "0", "--cpus", "1", "--monitor", window)
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+t.TempDir())
 	var stdout, stderr strings.Builder
