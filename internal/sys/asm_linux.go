@@ -23,3 +23,10 @@ func rawClone(flags, stack uintptr, tid *int32, body func(unsafe.Pointer), arg u
 //
 //go:noescape
 func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
+
+// rawCas32 is an atomic compare-and-swap of *p from old to new, in
+// assembly so that a raw thread can do it under the race detector, which
+// instruments sync/atomic (asm_linux_*.s).
+//
+//go:noescape
+func rawCas32(p *uint32, old, new uint32) bool

@@ -72,3 +72,14 @@ ok:
 	MOVQ	AX, r+56(FP)
 	MOVQ	$0, errno+64(FP)
 	RET
+
+// func rawCas32(p *uint32, old, new uint32) bool
+// (see asm_linux.go)
+TEXT ·rawCas32(SB),NOSPLIT,$0-17
+	MOVQ	p+0(FP), BX
+	MOVL	old+8(FP), AX
+	MOVL	new+12(FP), CX
+	LOCK
+	CMPXCHGL	CX, 0(BX)
+	SETEQ	ret+16(FP)
+	RET

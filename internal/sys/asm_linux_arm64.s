@@ -71,3 +71,24 @@ ok:
 	MOVD	R0, r+56(FP)
 	MOVD	ZR, errno+64(FP)
 	RET
+
+// func rawCas32(p *uint32, old, new uint32) bool
+// (see asm_linux.go): a load-acquire exclusive pair, which every arm64
+// has; glibc's acquire compare-and-swap is the same pair or LSE's CASA.
+TEXT ·rawCas32(SB),NOSPLIT,$0-17
+	MOVD	p+0(FP), R0
+	MOVWU	old+8(FP), R1
+	MOVWU	new+12(FP), R2
+again:
+	LDAXRW	(R0), R3
+	CMPW	R1, R3
+	BNE	fail
+	STLXRW	R2, (R0), R3
+	CBNZ	R3, again
+	MOVD	$1, R0
+	MOVB	R0, ret+16(FP)
+	RET
+fail:
+	CLREX
+	MOVB	ZR, ret+16(FP)
+	RET

@@ -3,6 +3,7 @@
 package sys
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -21,4 +22,9 @@ func rawClone(flags, stack uintptr, tid *int32, body func(unsafe.Pointer), arg u
 func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr) {
 	r, _, e := unix.RawSyscall6(nr, a1, a2, a3, a4, a5, a6)
 	return r, uintptr(e)
+}
+
+// rawCas32 is sync/atomic's here, where there are no raw threads.
+func rawCas32(p *uint32, old, new uint32) bool {
+	return atomic.CompareAndSwapUint32(p, old, new)
 }

@@ -68,3 +68,24 @@ ok:
 	MOVD	R3, r+56(FP)
 	MOVD	R0, errno+64(FP)
 	RET
+
+// func rawCas32(p *uint32, old, new uint32) bool
+// (see asm_linux.go): lwarx/stwcx. and an isync after, glibc's acquire
+// compare-and-swap.
+TEXT ·rawCas32(SB),NOSPLIT|NOFRAME,$0-17
+	MOVD	p+0(FP), R3
+	MOVWZ	old+8(FP), R4
+	MOVWZ	new+12(FP), R5
+again:
+	LWAR	(R3), R6
+	CMPW	R6, R4
+	BNE	fail
+	STWCCC	R5, (R3)
+	BNE	again
+	ISYNC
+	MOVD	$1, R3
+	MOVB	R3, ret+16(FP)
+	RET
+fail:
+	MOVB	R0, ret+16(FP)
+	RET

@@ -70,3 +70,17 @@ ok:
 	MOVD	R2, r+56(FP)
 	MOVD	$0, errno+64(FP)
 	RET
+
+// func rawCas32(p *uint32, old, new uint32) bool
+// (see asm_linux.go): compare and swap, serializing on s390x.
+TEXT ·rawCas32(SB),NOSPLIT,$0-17
+	MOVD	p+0(FP), R3
+	MOVWZ	old+8(FP), R4
+	MOVWZ	new+12(FP), R5
+	CS	R4, R5, 0(R3)
+	BNE	fail
+	MOVB	$1, ret+16(FP)
+	RET
+fail:
+	MOVB	$0, ret+16(FP)
+	RET
