@@ -149,7 +149,7 @@ func TestToolVersions(t *testing.T) {
 			t.Errorf("no entry for %s", tl.name)
 			continue
 		}
-		if _, err := exec.LookPath(tl.name); err != nil {
+		if _, err := exec.LookPath(tl.program()); err != nil {
 			if v != NotInstalled {
 				t.Errorf("%s is not on PATH but its version is %q", tl.name, v)
 			}

@@ -22,16 +22,29 @@ const NotInstalled = "not installed"
 type tool struct {
 	name string
 	args []string
+	// prog is the program to run, when it is not name.
+	prog string
 }
 
 // tools are the external programs whose versions change what their
 // benchmarks measure (perf 6.15 changed `perf bench sched pipe`'s loop).
 var tools = []tool{
-	{"perf", []string{"--version"}},
-	{"stress-ng", []string{"--version"}},
+	{"perf", []string{"--version"}, ""},
+	{"stress-ng", []string{"--version"}, ""},
 	// hackbench (rt-tests) has no version flag; it prints "hackbench V 2.40"
 	// before the usage text it gives for any unknown option.
-	{"hackbench", []string{"--version"}},
+	{"hackbench", []string{"--version"}, ""},
+	// The C library the references run on: glibc before 2.41 brackets
+	// each read and write of a multi-threaded program with two atomic
+	// operations (sys.CancelWord), which thread modes reproduce.
+	{"glibc", []string{"GNU_LIBC_VERSION"}, "getconf"},
+}
+
+func (t tool) program() string {
+	if t.prog != "" {
+		return t.prog
+	}
+	return t.name
 }
 
 // asked holds each tool's answer, asked once per process.
@@ -39,13 +52,13 @@ var asked = map[string]func() string{}
 
 func init() {
 	for _, t := range tools {
-		asked[t.name] = sync.OnceValue(func() string { return toolVersion(t.name, t.args, toolTimeout) })
+		asked[t.name] = sync.OnceValue(func() string { return toolVersion(t.program(), t.args, toolTimeout) })
 	}
 }
 
-// ToolVersions returns the versions of perf, stress-ng and hackbench. A
-// tool not on PATH is NotInstalled; one that fails or times out is
-// "unknown: REASON". Each is asked once per process.
+// ToolVersions returns the versions of perf, stress-ng, hackbench and
+// glibc. A tool not on PATH is NotInstalled; one that fails or times out
+// is "unknown: REASON". Each is asked once per process.
 func ToolVersions() map[string]string {
 	m := make(map[string]string, len(tools))
 	for _, t := range tools {
@@ -55,7 +68,7 @@ func ToolVersions() map[string]string {
 }
 
 // ToolVersion returns one of ToolVersions' answers: the version of perf,
-// stress-ng or hackbench, NotInstalled, or "unknown: REASON".
+// stress-ng, hackbench or glibc, NotInstalled, or "unknown: REASON".
 func ToolVersion(name string) string {
 	if f, ok := asked[name]; ok {
 		return f()
