@@ -71,6 +71,8 @@ func (contextSwitch) Params() []Param {
 			Doc: "stop after this many switches instead of after timeout seconds (0: use timeout)"},
 		{Name: "fp", Kind: Bool, Default: "true",
 			Doc: "touch a float64 after every read, write and yield of the pipe and yield tests (false: the selftest's --no-fp)"},
+		{Name: "cancel", Default: "auto", Choices: []string{"auto", "toggle", "none"},
+			Doc: "pipe test: toggle: each read and write costs what glibc before 2.41 adds in a multi-threaded program (two atomic swaps of a per-thread word), as the selftest's threads pay it; none: the bare calls; auto: toggle in thread mode when the installed glibc is older than 2.41, else none"},
 	}
 }
 
@@ -90,6 +92,14 @@ func (contextSwitch) Validate(v Values) error {
 		return fmt.Errorf("parameter cpus: test=yield needs both tasks on one CPU, got %d,%d (as the selftest's yield_setup)", c.cpu[0], c.cpu[1])
 	}
 	return nil
+}
+
+// ResolveAuto sets cancel=auto to what the glibc installed here does
+// around the selftest's reads and writes in this mode (sys.CancelWord).
+func (contextSwitch) ResolveAuto(v Values) {
+	if v["cancel"] == "auto" {
+		v["cancel"] = cancelFor(v["mode"] == "thread", ToolVersion("glibc"))
+	}
 }
 
 // WarmupValues caps a warm-up at one second or 200,000 switches.
@@ -187,6 +197,34 @@ type ctxswTask struct {
 	rfd, wfd int
 	limit    int64 // switches at which task 1 stops
 	touch    float64
+	// cancel is glibc's bracket around each read and write (cancel=).
+	cancel sys.CancelWord
+	// The touch and the cancel word are written on every handoff: the
+	// other task's, on another CPU where cpus= says so, must not share
+	// their cache line.
+	_ [128]byte
+}
+
+// ctxswRead is a task's read of the token, inside glibc's bracket.
+//
+//go:nosplit
+//go:norace
+func ctxswRead(a *ctxswTask, tok *byte) (eof bool, e syscall.Errno) {
+	c := a.cancel.Enter()
+	eof, e = sys.RawReadToken(a.rfd, tok)
+	a.cancel.Leave(c)
+	return eof, e
+}
+
+// ctxswWrite is a task's write of the token, inside glibc's bracket.
+//
+//go:nosplit
+//go:norace
+func ctxswWrite(a *ctxswTask, tok *byte) syscall.Errno {
+	c := a.cancel.Enter()
+	e := sys.RawWriteToken(a.wfd, tok)
+	a.cancel.Leave(c)
+	return e
 }
 
 // ctxswTouch is the selftest's floating-point touch, fp += 0.1, kept out
@@ -251,7 +289,7 @@ func ctxswTask1(p unsafe.Pointer) int {
 		}
 	case ctxswPipe:
 		for {
-			eof, er := sys.RawReadToken(a.rfd, &tok)
+			eof, er := ctxswRead(a, &tok)
 			if er != 0 || eof {
 				code, e = ctxswErrRead, er
 				if eof {
@@ -266,7 +304,7 @@ func ctxswTask1(p unsafe.Pointer) int {
 			if last {
 				atomic.StoreUint32(&sh.last, 1)
 			}
-			if e = sys.RawWriteToken(a.wfd, &tok); e != 0 {
+			if e = ctxswWrite(a, &tok); e != 0 {
 				code = ctxswErrWrite
 				break
 			}
@@ -325,14 +363,14 @@ func ctxswTask2(p unsafe.Pointer) int {
 		}
 	case ctxswPipe:
 		for {
-			if e = sys.RawWriteToken(a.wfd, &tok); e != 0 {
+			if e = ctxswWrite(a, &tok); e != 0 {
 				code = ctxswErrWrite
 				break
 			}
 			if a.fp {
 				ctxswTouch(&a.touch)
 			}
-			eof, er := sys.RawReadToken(a.rfd, &tok)
+			eof, er := ctxswRead(a, &tok)
 			if er != 0 || eof {
 				code, e = ctxswErrRead, er
 				if eof {
@@ -505,6 +543,7 @@ func (contextSwitch) Run(t *Task) error {
 		cpus = [2]int{c, c}
 	}
 	describeCtxsw(t, process, cpus, fp, place.auto)
+	cancel := sys.CancelWord{Toggle: t.Params.String("cancel") == "toggle"}
 
 	sh, unmap, err := ctxswMemory(process)
 	if err != nil {
@@ -518,8 +557,8 @@ func (contextSwitch) Run(t *Task) error {
 		sh.m1, sh.m2 = 1, 1
 	}
 	r.tasks = [2]*ctxswTask{
-		{sh: sh, test: test, private: !process, fp: fp, rfd: -1, wfd: -1, limit: limit},
-		{sh: sh, test: test, private: !process, fp: fp, rfd: -1, wfd: -1},
+		{sh: sh, test: test, private: !process, fp: fp, rfd: -1, wfd: -1, limit: limit, cancel: cancel},
+		{sh: sh, test: test, private: !process, fp: fp, rfd: -1, wfd: -1, cancel: cancel},
 	}
 	if test == ctxswPipe {
 		if err := r.openPipes(); err != nil {

@@ -52,6 +52,8 @@ func (pipePingPong) Params() []Param {
 		{Name: "cpus", Default: "any", Doc: "placement: any (no pinning, as perf), same, split, or A,B"},
 		{Name: "spawn", Default: "fork", Choices: []string{"fork", "exec"},
 			Doc: "process mode: fork the peer without exec, as perf does, or re-execute the binary for it (a Go runtime of its own beside it)"},
+		{Name: "cancel", Default: "auto", Choices: []string{"auto", "toggle", "none"},
+			Doc: "toggle: each read and write costs what glibc before 2.41 adds in a multi-threaded program (two atomic swaps of a per-thread word), as perf -T pays it; none: the bare calls; auto: toggle in thread mode when the installed glibc is older than 2.41, else none"},
 	}
 }
 
@@ -63,16 +65,25 @@ func (pipePingPong) Metrics() []result.Metric {
 }
 
 // ResolveAuto sets order=auto to the order of the perf installed here, the
-// one these results will be compared with.
+// one these results will be compared with, and cancel=auto to what the
+// glibc installed here does around perf's calls in this mode.
 func (pipePingPong) ResolveAuto(v Values) {
 	if v["order"] == "auto" {
 		v["order"] = pipeOrderFor(PerfVersion())
 	}
+	if v["cancel"] == "auto" {
+		v["cancel"] = cancelFor(v["mode"] == "thread", ToolVersion("glibc"))
+	}
 }
 
 func (pipePingPong) Validate(v Values) error {
-	_, err := parsePlacement(v.String("cpus"))
-	return err
+	if _, err := parsePlacement(v.String("cpus")); err != nil {
+		return err
+	}
+	if v["cancel"] == "toggle" && v["mode"] == "process" && v["spawn"] == "exec" {
+		return fmt.Errorf("cancel=toggle needs the raw workers of mode=thread or spawn=fork, not spawn=exec")
+	}
+	return nil
 }
 
 // placement is the CPU of each worker, or -1 for no pinning.
@@ -121,6 +132,7 @@ func (pipePingPong) WarmupValues(v Values) Values { return capInt(v, "loops", 10
 func (pipePingPong) Run(t *Task) error {
 	loops := t.Params.Int("loops")
 	symmetric := t.Params.String("order") == "symmetric"
+	lp := pipeLoop{loops: loops, symmetric: symmetric, cancel: t.Params.String("cancel") == "toggle"}
 	pl, err := parsePlacement(t.Params.String("cpus"))
 	if err != nil {
 		return err
@@ -157,7 +169,7 @@ func (pipePingPong) Run(t *Task) error {
 		// one CPU and one each (a C ping-pong with a 10 ms ticker thread
 		// beside it: 42 us/op against 52). Waiting in wait4, this thread
 		// gives its P back and sysmon sleeps.
-		el, err := forkPipePair([2]int{r1, r2}, [2]int{w2, w1}, loops, symmetric, pl.cpu)
+		el, err := forkPipePair([2]int{r1, r2}, [2]int{w2, w1}, lp, pl.cpu)
 		if endErr := t.End(); err == nil {
 			err = endErr
 		}
@@ -171,7 +183,7 @@ func (pipePingPong) Run(t *Task) error {
 		// Both workers are raw threads, as perf's are pthreads: no runtime
 		// thread runs or wakes beside them, and this one waits in the
 		// futex of their exit with its P given back.
-		el, err := threadPipePair([2]int{r1, r2}, [2]int{w2, w1}, loops, symmetric, pl.cpu)
+		el, err := threadPipePair([2]int{r1, r2}, [2]int{w2, w1}, lp, pl.cpu)
 		if errors.Is(err, sys.ErrNoRawThread) {
 			err = Skip("pipe mode=thread: %v", err)
 		}
@@ -235,6 +247,8 @@ type pipeFork struct {
 	readFirst, pin  bool
 	mask            sys.RawCPUMask
 	tok             [4]byte
+	// cancel is glibc's bracket around each read and write.
+	cancel sys.CancelWord
 	// drop are the other worker's pipe ends, which a forked worker closes
 	// first, so that a worker that dies leaves the other at end of file,
 	// not blocked; -1 for a thread, which shares one table of files.
@@ -243,6 +257,24 @@ type pipeFork struct {
 	// it closed its write end on failing (pipeThreadBody).
 	status  int
 	closedW bool
+	// The token and the cancel word are written every round trip: the
+	// other worker's, on another CPU, must not share their cache line,
+	// as perf's threads keep theirs on stacks of their own.
+	_ [128]byte
+}
+
+// pipeLoop is what both workers of a run do.
+type pipeLoop struct {
+	loops     int
+	symmetric bool // perf 6.15's order; legacy otherwise
+	cancel    bool // cancel=toggle
+}
+
+// worker returns worker i's orders, over the read end rfd and the write
+// end wfd, pinned to cpu unless that is -1.
+func (lp pipeLoop) worker(i, rfd, wfd, cpu int) *pipeFork {
+	return &pipeFork{rfd: rfd, wfd: wfd, loops: lp.loops, readFirst: i == 0 && !lp.symmetric,
+		pin: cpu >= 0, drop: [2]int{-1, -1}, cancel: sys.CancelWord{Toggle: lp.cancel}}
 }
 
 // Exit statuses of the forked peer, by what failed.
@@ -271,20 +303,34 @@ func pipePeerBody(p unsafe.Pointer) int {
 	}
 	for i := 0; i < a.loops; i++ {
 		if a.readFirst {
-			if eof, e := sys.RawReadN(a.rfd, &a.tok[0], len(a.tok)); eof || e != 0 {
+			if eof, e := pipeRead(a); eof || e != 0 {
 				return pipeReadFailed(eof)
 			}
 		}
-		if sys.RawWriteN(a.wfd, &a.tok[0], len(a.tok)) != 0 {
+		c := a.cancel.Enter()
+		e := sys.RawWriteN(a.wfd, &a.tok[0], len(a.tok))
+		a.cancel.Leave(c)
+		if e != 0 {
 			return pipePeerWrite
 		}
 		if !a.readFirst {
-			if eof, e := sys.RawReadN(a.rfd, &a.tok[0], len(a.tok)); eof || e != 0 {
+			if eof, e := pipeRead(a); eof || e != 0 {
 				return pipeReadFailed(eof)
 			}
 		}
 	}
 	return 0
+}
+
+// pipeRead is a worker's read of the token, inside glibc's bracket.
+//
+//go:nosplit
+//go:norace
+func pipeRead(a *pipeFork) (eof bool, e syscall.Errno) {
+	c := a.cancel.Enter()
+	eof, e = sys.RawReadN(a.rfd, &a.tok[0], len(a.tok))
+	a.cancel.Leave(c)
+	return eof, e
 }
 
 //go:nosplit
@@ -308,7 +354,7 @@ func pipeReadFailed(eof bool) int {
 // is idle while worker 0 waits to read; the pair would start out
 // sharing one CPU, a round trip ten times shorter, and stay so for a
 // good part of the run.
-func forkPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (time.Duration, error) {
+func forkPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	allowed, err := sys.Affinity(0)
@@ -318,7 +364,8 @@ func forkPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (time.
 	var ws [2]*pipeFork
 	for i := range ws {
 		o := 1 - i
-		ws[i] = &pipeFork{rfd: rfd[i], wfd: wfd[i], loops: loops, readFirst: i == 0 && !symmetric, pin: cpu[i] >= 0, drop: [2]int{rfd[o], wfd[o]}}
+		ws[i] = lp.worker(i, rfd[i], wfd[i], cpu[i])
+		ws[i].drop = [2]int{rfd[o], wfd[o]}
 		want := allowed
 		if ws[i].pin {
 			want = []int{cpu[i]}
@@ -399,10 +446,10 @@ func pipeThreadBody(p unsafe.Pointer) {
 // unless that is -1, joins both, as perf's main thread creates and joins
 // its two pthreads inside its window, and closes the four ends. Where
 // raw threads are not to be had it returns sys.ErrNoRawThread.
-func threadPipePair(rfd, wfd [2]int, loops int, symmetric bool, cpu [2]int) (time.Duration, error) {
+func threadPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, error) {
 	var ws [2]*pipeFork
 	for i := range ws {
-		ws[i] = &pipeFork{rfd: rfd[i], wfd: wfd[i], loops: loops, readFirst: i == 0 && !symmetric, pin: cpu[i] >= 0, drop: [2]int{-1, -1}}
+		ws[i] = lp.worker(i, rfd[i], wfd[i], cpu[i])
 		if ws[i].pin {
 			m, err := sys.NewRawCPUMask([]int{cpu[i]})
 			if err != nil {

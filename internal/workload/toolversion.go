@@ -11,7 +11,8 @@ import (
 // The reference tools these results are compared with decide some
 // defaults: perf's version pipe's loop order (WORKLOADS.md §2: the legacy
 // loop before perf 6.15, the symmetric one from 6.15), stress-ng's whether
-// kill reads pid_max on every bogo-op (before 0.17.02) or not.
+// kill reads pid_max on every bogo-op (before 0.17.02) or not, glibc's
+// what a thread's read or write costs in user space (before 2.41).
 var tools struct {
 	mu       sync.Mutex
 	set      bool
@@ -19,7 +20,7 @@ var tools struct {
 }
 
 // ReferenceTools are the tools whose versions decide defaults.
-var ReferenceTools = []string{"perf", "stress-ng"}
+var ReferenceTools = []string{"perf", "stress-ng", "glibc"}
 
 // ToolVersion returns the version of the reference tool name ("6.1.192")
 // these results are compared with: the one on PATH, as the fingerprint
@@ -108,4 +109,17 @@ func pipeOrderFor(v string) string {
 		return "legacy"
 	}
 	return "symmetric"
+}
+
+// cancelFor returns the cancel parameter of a run whose workers are
+// threads (thread) or single-threaded processes, compared with C
+// references linked with glibc version v: toggle for threads before glibc
+// 2.41 (sys.CancelWord), none otherwise, since a single-threaded
+// process's calls skip the bracket, glibc 2.41's only test a word, and
+// without glibc there is none to match.
+func cancelFor(thread bool, v string) string {
+	if thread && v != "" && versionBefore(v, [3]int{2, 41, 0}) {
+		return "toggle"
+	}
+	return "none"
 }

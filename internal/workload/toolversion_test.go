@@ -1,6 +1,9 @@
 package workload
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPipeOrderFor(t *testing.T) {
 	for v, want := range map[string]string{
@@ -83,6 +86,61 @@ func TestVersionBefore(t *testing.T) {
 	} {
 		if got := versionBefore(tc.v, tc.want); got != tc.old {
 			t.Errorf("versionBefore(%q, %v) = %v, want %v", tc.v, tc.want, got, tc.old)
+		}
+	}
+}
+
+// TestPipeCancelAuto checks that cancel=auto, the default, follows the
+// glibc in force and the mode: toggle for threads before glibc 2.41,
+// none for processes (whose calls glibc does not bracket), from 2.41 and
+// without glibc; a cancel the user gives stays, and spawn=exec, whose
+// peer is no raw worker, refuses toggle.
+func TestPipeCancelAuto(t *testing.T) {
+	defer SetToolVersions(ToolVersions())
+	for _, tc := range []struct{ glibc, spec, want string }{
+		{"2.36", "pipe:mode=thread", "toggle"}, // Debian 12
+		{"2.40", "pipe:mode=thread", "toggle"},
+		{"2.41", "pipe:mode=thread", "none"}, // the bracket went in 2.41
+		{"2.42", "pipe:mode=thread,cancel=auto", "none"},
+		{"", "pipe:mode=thread", "none"}, // a guest without glibc, musl
+		{"2.36", "pipe", "none"},
+		{"2.36", "pipe:mode=process", "none"},
+		{"2.36", "pipe:mode=thread,cancel=none", "none"},
+		{"2.42", "pipe:mode=thread,cancel=toggle", "toggle"},
+		{"2.42", "pipe:cancel=toggle", "toggle"},
+	} {
+		SetToolVersions(map[string]string{"glibc": tc.glibc})
+		sp, err := ParseSpec(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sp.Values["cancel"]; got != tc.want {
+			t.Errorf("glibc %q, %s: cancel=%s, want %s", tc.glibc, tc.spec, got, tc.want)
+		}
+	}
+	if _, err := ParseSpec("pipe:spawn=exec,cancel=toggle"); err == nil || !strings.Contains(err.Error(), "cancel=toggle needs") {
+		t.Errorf("spawn=exec with cancel=toggle: %v", err)
+	}
+}
+
+// TestContextSwitchCancelAuto checks context_switch's cancel=auto: toggle
+// for its threads (the default mode) before glibc 2.41, none for
+// processes and from 2.41.
+func TestContextSwitchCancelAuto(t *testing.T) {
+	defer SetToolVersions(ToolVersions())
+	for _, tc := range []struct{ glibc, spec, want string }{
+		{"2.36", "context_switch:test=pipe", "toggle"},
+		{"2.36", "context_switch:test=pipe,mode=process", "none"},
+		{"2.41", "context_switch:test=pipe", "none"},
+		{"2.41", "context_switch:test=pipe,cancel=toggle", "toggle"},
+	} {
+		SetToolVersions(map[string]string{"glibc": tc.glibc})
+		sp, err := ParseSpec(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sp.Values["cancel"]; got != tc.want {
+			t.Errorf("glibc %q, %s: cancel=%s, want %s", tc.glibc, tc.spec, got, tc.want)
 		}
 	}
 }
