@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d)/kdelta
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 CGO_ENABLED=0 go build -o "$bin" ./cmd/kdelta
-# perf's thread loop with raw calls, for the "(C, raw calls)" pair.
+# perf's thread loop with raw calls, for the "(C with raw calls)" pair.
 pingpong=$(dirname "$bin")/pingpong
 if command -v gcc >/dev/null; then
 	gcc -O2 -o "$pingpong" bench/fidelity/pingpong/pingpong.c -lpthread

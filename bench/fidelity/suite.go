@@ -42,10 +42,10 @@ func suite(pingpong string) []pair {
 	}
 	pipeRaw := func(n int) pair {
 		p := pipe("thread", "1", n)
-		p.name += " (C, raw calls)"
+		p.name += " (C with raw calls)"
 		p.tool = pingpong
 		p.ref = []string{pingpong, strconv.Itoa(n)}
-		p.spec = "pipe:mode=thread,order=legacy,loops=" + strconv.Itoa(n)
+		p.spec = "pipe:mode=thread,order=legacy,cancel=none,loops=" + strconv.Itoa(n)
 		return p
 	}
 	messaging := func(name string, flags []string, spec string, loops int) pair {
@@ -79,7 +79,8 @@ func suite(pingpong string) []pair {
 		with(pipe("process", "1", 200000), pipe("process", "1", 20000)),
 		with(pipe("thread", "1", 200000), pipe("thread", "1", 20000)),
 		// The same against pingpong.c, perf's thread loop with raw calls
-		// (no glibc cancellation wrappers), where fidelity.sh built it.
+		// (no glibc cancellation wrappers), where fidelity.sh built it, and
+		// kdelta with bare calls too (cancel=none).
 		with(pipeRaw(200000), pipeRaw(20000)),
 		// Unpinned, as both tools run by default: every CPU of this
 		// two-core machine. A round trip is ten times longer here and

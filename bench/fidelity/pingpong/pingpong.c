@@ -4,7 +4,7 @@
 // with threads those are cancellation points, and glibc switches
 // asynchronous cancellation on and off around every call; here nothing
 // but the system calls is left, as in kdelta's raw threads, so the pair
-// "pipe thread ... (C, raw calls)" in bench/fidelity compares kdelta
+// "pipe thread ... (C with raw calls)" in bench/fidelity compares kdelta
 // with the kernel's share of perf's work alone.
 //
 //	pingpong LOOPS    prints "N usecs/op", as perf does
