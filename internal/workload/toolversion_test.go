@@ -26,32 +26,21 @@ func TestPipeOrderFor(t *testing.T) {
 // the spec is parsed, from the perf version in force, and that an order
 // the user gives stays.
 func TestPipeOrderAuto(t *testing.T) {
-	defer SetToolVersions(ToolVersions())
-	for _, tc := range []struct{ perf, spec, want string }{
+	checkAuto(t, "perf", "order", []autoCase{
 		{"6.1.192", "pipe", "legacy"},
 		{"6.16.2", "pipe", "symmetric"},
 		{"6.16.2", "pipe:order=auto", "symmetric"},
 		{"6.16.2", "pipe:order=legacy", "legacy"},
 		{"6.1.192", "pipe:order=symmetric", "symmetric"},
 		{"", "pipe", "symmetric"},
-	} {
-		SetToolVersions(map[string]string{"perf": tc.perf})
-		sp, err := ParseSpec(tc.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := sp.Values["order"]; got != tc.want {
-			t.Errorf("perf %q, %s: order=%s, want %s", tc.perf, tc.spec, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestKillPidMaxAuto checks that pidmax=auto, the default, follows the
 // stress-ng in force: every-op before 0.17.02, once from it and without
 // one; a pidmax the user gives stays.
 func TestKillPidMaxAuto(t *testing.T) {
-	defer SetToolVersions(ToolVersions())
-	for _, tc := range []struct{ stressNG, spec, want string }{
+	checkAuto(t, "stress-ng", "pidmax", []autoCase{
 		{"0.15.06", "kill", "every-op"}, // Debian 12
 		{"0.17.01", "kill", "every-op"},
 		{"0.17.02", "kill", "once"},
@@ -60,16 +49,7 @@ func TestKillPidMaxAuto(t *testing.T) {
 		{"", "kill", "once"},
 		{"0.15.06", "kill:pidmax=once", "once"},
 		{"0.21.03", "kill:pidmax=every-op", "every-op"},
-	} {
-		SetToolVersions(map[string]string{"stress-ng": tc.stressNG})
-		sp, err := ParseSpec(tc.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := sp.Values["pidmax"]; got != tc.want {
-			t.Errorf("stress-ng %q, %s: pidmax=%s, want %s", tc.stressNG, tc.spec, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestVersionBefore checks the version order of the reference tools'
@@ -96,8 +76,7 @@ func TestVersionBefore(t *testing.T) {
 // without glibc; a cancel the user gives stays, and spawn=exec, whose
 // peer is no raw worker, refuses toggle.
 func TestPipeCancelAuto(t *testing.T) {
-	defer SetToolVersions(ToolVersions())
-	for _, tc := range []struct{ glibc, spec, want string }{
+	checkAuto(t, "glibc", "cancel", []autoCase{
 		{"2.36", "pipe:mode=thread", "toggle"}, // Debian 12
 		{"2.40", "pipe:mode=thread", "toggle"},
 		{"2.41", "pipe:mode=thread", "none"}, // the bracket went in 2.41
@@ -108,16 +87,7 @@ func TestPipeCancelAuto(t *testing.T) {
 		{"2.36", "pipe:mode=thread,cancel=none", "none"},
 		{"2.42", "pipe:mode=thread,cancel=toggle", "toggle"},
 		{"2.42", "pipe:cancel=toggle", "toggle"},
-	} {
-		SetToolVersions(map[string]string{"glibc": tc.glibc})
-		sp, err := ParseSpec(tc.spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := sp.Values["cancel"]; got != tc.want {
-			t.Errorf("glibc %q, %s: cancel=%s, want %s", tc.glibc, tc.spec, got, tc.want)
-		}
-	}
+	})
 	if _, err := ParseSpec("pipe:spawn=exec,cancel=toggle"); err == nil || !strings.Contains(err.Error(), "cancel=toggle needs") {
 		t.Errorf("spawn=exec with cancel=toggle: %v", err)
 	}
@@ -127,20 +97,31 @@ func TestPipeCancelAuto(t *testing.T) {
 // for its threads (the default mode) before glibc 2.41, none for
 // processes and from 2.41.
 func TestContextSwitchCancelAuto(t *testing.T) {
-	defer SetToolVersions(ToolVersions())
-	for _, tc := range []struct{ glibc, spec, want string }{
+	checkAuto(t, "glibc", "cancel", []autoCase{
 		{"2.36", "context_switch:test=pipe", "toggle"},
 		{"2.36", "context_switch:test=pipe,mode=process", "none"},
 		{"2.41", "context_switch:test=pipe", "none"},
 		{"2.41", "context_switch:test=pipe,cancel=toggle", "toggle"},
-	} {
-		SetToolVersions(map[string]string{"glibc": tc.glibc})
+	})
+}
+
+// autoCase is a spec parsed with one reference tool at a version, and the
+// value its auto parameter must resolve to.
+type autoCase struct{ version, spec, want string }
+
+// checkAuto parses each case's spec with tool at the case's version and
+// checks param's value.
+func checkAuto(t *testing.T, tool, param string, cases []autoCase) {
+	t.Helper()
+	defer SetToolVersions(ToolVersions())
+	for _, tc := range cases {
+		SetToolVersions(map[string]string{tool: tc.version})
 		sp, err := ParseSpec(tc.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := sp.Values["cancel"]; got != tc.want {
-			t.Errorf("glibc %q, %s: cancel=%s, want %s", tc.glibc, tc.spec, got, tc.want)
+		if got := sp.Values[param]; got != tc.want {
+			t.Errorf("%s %q, %s: %s=%s, want %s", tool, tc.version, tc.spec, param, got, tc.want)
 		}
 	}
 }
