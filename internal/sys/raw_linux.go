@@ -2,6 +2,8 @@ package sys
 
 import (
 	"fmt"
+	"runtime"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -36,12 +38,66 @@ func RawNull(nr uintptr) uintptr {
 // cannot preempt it: a preemptible loop was moved between the runtime's
 // threads every 10 ms of the window, about 1,000 context switches a
 // second that the C loop does not make (bench/fidelity: 0.0001 a call).
+// Where raw threads are to be had, NullLoopThread runs it with no
+// runtime beside it at all.
 //
 //go:nosplit
 func RawNullLoop(nr uintptr, n int) {
 	for i := 0; i < n; i++ {
 		unix.RawSyscallNoError(nr, 0, 0, 0)
 	}
+}
+
+// NullLoopThread runs RawNullLoop's loop on a raw thread (StartRawThread)
+// and returns how long the loop took, read on that thread with raw
+// clock_gettime calls on either side of it. The caller waits in Join with
+// its P given back, so sysmon sleeps: in the window the loop's thread is
+// the only one of the process that runs, as in perf bench syscall basic's
+// single-threaded process. A loop on a goroutine holds its P for the
+// whole window instead, and sysmon then wakes every 10 ms to look at it
+// and signals it to yield, on its CPU when the process is pinned. Where
+// the architecture has no raw threads it returns ErrNoRawThread.
+func NullLoopThread(nr uintptr, n int) (time.Duration, error) {
+	a := &nullLoop{nr: nr, n: n}
+	th, err := StartRawThread(nullLoopBody, unsafe.Pointer(a))
+	if err != nil {
+		return 0, err
+	}
+	if err := th.Join(); err != nil {
+		return 0, err
+	}
+	runtime.KeepAlive(a)
+	return time.Duration(a.end - a.start), nil
+}
+
+// nullLoop is a raw thread's null-syscall loop: its orders, and the
+// CLOCK_MONOTONIC readings on either side of it.
+type nullLoop struct {
+	nr         uintptr
+	n          int
+	start, end int64
+	ts         unix.Timespec
+}
+
+//go:nosplit
+//go:norace
+func nullLoopBody(p unsafe.Pointer) {
+	a := (*nullLoop)(p)
+	a.start = rawMonotonic(&a.ts)
+	for i := 0; i < a.n; i++ {
+		rawsys6(a.nr, 0, 0, 0, 0, 0, 0)
+	}
+	a.end = rawMonotonic(&a.ts)
+}
+
+// rawMonotonic reads CLOCK_MONOTONIC into ts with a clock_gettime(2)
+// through rawsys6, as a raw thread may, and returns it in nanoseconds.
+//
+//go:nosplit
+//go:norace
+func rawMonotonic(ts *unix.Timespec) int64 {
+	rawsys6(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(ts)), 0, 0, 0, 0)
+	return int64(ts.Sec)*1e9 + int64(ts.Nsec)
 }
 
 // rawErr turns rawsys6's results into a count and an errno. The Raw*

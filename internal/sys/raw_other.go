@@ -2,7 +2,10 @@
 
 package sys
 
-import "syscall"
+import (
+	"syscall"
+	"time"
+)
 
 // NullSyscall knows no system call numbers: they are Linux's.
 func NullSyscall(name string) (uintptr, bool) { return 0, false }
@@ -12,6 +15,9 @@ func RawNull(nr uintptr) uintptr { return 0 }
 
 // RawNullLoop enters no kernel: the raw calls are Linux's.
 func RawNullLoop(nr uintptr, n int) {}
+
+// NullLoopThread reports that raw threads are Linux's.
+func NullLoopThread(nr uintptr, n int) (time.Duration, error) { return 0, ErrNoRawThread }
 
 // RawRead answers ENOSYS: the raw calls are Linux's.
 func RawRead(fd int, b []byte) (int, syscall.Errno) { return 0, syscall.ENOSYS }

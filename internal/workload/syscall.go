@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -58,10 +59,16 @@ func (syscallLoop) Run(t *Task) error {
 	}
 	// The loop is the measured code: a raw call per iteration, nothing
 	// else, and no preemption. getppid and friends never block, so the raw
-	// path is safe.
-	start := time.Now()
-	sys.RawNullLoop(nr, calls)
-	el := time.Since(start)
+	// path is safe. On a raw thread nothing of the runtime runs beside it
+	// (sys.NullLoopThread); on a locked goroutine where there is none.
+	el, err := sys.NullLoopThread(nr, calls)
+	if errors.Is(err, sys.ErrNoRawThread) {
+		start := time.Now()
+		sys.RawNullLoop(nr, calls)
+		el = time.Since(start)
+	} else if err != nil {
+		return err
+	}
 	if err := t.End(); err != nil {
 		return err
 	}
