@@ -353,6 +353,8 @@ func msgRunThreads(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		}
 		ths = append(ths, th)
 	}
+	// From the go-ahead this thread only waits (OneP).
+	defer OneP()()
 	start, err := kickWorkers(readyR, wakeW, workers, nil)
 	if err != nil {
 		return abort(fmt.Errorf("messaging: %w", err))
@@ -551,6 +553,8 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		closeOuts()
 	}
 
+	// From the go-ahead this thread only waits (OneP).
+	defer OneP()()
 	t0, err := kickWorkers(readyR, wakeW, workers, nil)
 	if err != nil {
 		return abort(err)
@@ -676,6 +680,8 @@ func msgRunExec(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	// before the barrier end the wait with EOF instead of a hang.
 	readyWF.Close()
 
+	// From the go-ahead this thread only waits (OneP).
+	defer OneP()()
 	t0, err := kickWorkers(readyR, wakeW, workers, nil)
 	if err != nil {
 		return abort(err)

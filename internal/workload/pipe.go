@@ -380,6 +380,7 @@ func forkPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, erro
 			ws[i].mask = m
 		}
 	}
+	defer OneP()()
 	start := time.Now()
 	var pids [2]int
 	for i, a := range ws {
@@ -458,6 +459,7 @@ func threadPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, er
 			ws[i].mask = m
 		}
 	}
+	defer OneP()()
 	start := time.Now()
 	var ths [2]*sys.RawThread
 	var errs [2]error

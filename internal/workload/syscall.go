@@ -61,15 +61,18 @@ func (syscallLoop) Run(t *Task) error {
 	// else, and no preemption. getppid and friends never block, so the raw
 	// path is safe. On a raw thread nothing of the runtime runs beside it
 	// (sys.NullLoopThread); on a locked goroutine where there is none.
+	restore := OneP()
 	el, err := sys.NullLoopThread(nr, calls)
 	if errors.Is(err, sys.ErrNoRawThread) {
 		start := time.Now()
 		sys.RawNullLoop(nr, calls)
-		el = time.Since(start)
-	} else if err != nil {
-		return err
+		el, err = time.Since(start), nil
 	}
-	if err := t.End(); err != nil {
+	if endErr := t.End(); err == nil {
+		err = endErr
+	}
+	restore()
+	if err != nil {
 		return err
 	}
 	t.SetOps(float64(calls))
