@@ -156,45 +156,42 @@ func measuredChildOf(mark string, pid int) string {
 // threadSwitches reads each thread's voluntary plus involuntary context
 // switches.
 func threadSwitches(pid string) map[string]int {
-	m := map[string]int{}
-	tasks, _ := os.ReadDir(filepath.Join("/proc", pid, "task"))
-	for _, tk := range tasks {
-		b, err := os.ReadFile(filepath.Join("/proc", pid, "task", tk.Name(), "status"))
-		if err != nil {
-			continue
-		}
+	return perThread(pid, "status", func(s string) int {
 		n := 0
-		for _, line := range strings.Split(string(b), "\n") {
+		for _, line := range strings.Split(s, "\n") {
 			if k, v, ok := strings.Cut(line, ":"); ok && strings.HasSuffix(k, "ctxt_switches") {
 				x, _ := strconv.Atoi(strings.TrimSpace(v))
 				n += x
 			}
 		}
-		m[tk.Name()] = n
-	}
-	return m
+		return n
+	})
 }
 
 // threadTicks reads each thread's user plus system time in clock ticks
 // (fields 14 and 15 of /proc/PID/task/TID/stat).
 func threadTicks(pid string) map[string]int {
+	return perThread(pid, "stat", func(s string) int {
+		// After the comm: field 3 (state) is f[0], so field k is f[k-3].
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) < 13 {
+			return 0
+		}
+		u, _ := strconv.Atoi(f[11])
+		st, _ := strconv.Atoi(f[12])
+		return u + st
+	})
+}
+
+// perThread reads file of each thread of pid and keeps what read makes
+// of it, by thread id; a thread gone meanwhile is left out.
+func perThread(pid, file string, read func(string) int) map[string]int {
 	m := map[string]int{}
 	tasks, _ := os.ReadDir(filepath.Join("/proc", pid, "task"))
 	for _, tk := range tasks {
-		b, err := os.ReadFile(filepath.Join("/proc", pid, "task", tk.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		// After the comm: field 3 (state) is f[0], so field k is f[k-3].
-		if f := strings.Fields(s[i+1:]); len(f) > 12 {
-			u, _ := strconv.Atoi(f[11])
-			st, _ := strconv.Atoi(f[12])
-			m[tk.Name()] = u + st
+		b, err := os.ReadFile(filepath.Join("/proc", pid, "task", tk.Name(), file))
+		if err == nil {
+			m[tk.Name()] = read(string(b))
 		}
 	}
 	return m
