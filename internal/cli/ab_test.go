@@ -82,6 +82,8 @@ func needMembarrier(t *testing.T) {
 	if err != nil || mask&sys.MembarrierGlobal == 0 {
 		testenv.Skipf(t, "no MEMBARRIER_CMD_GLOBAL here (%v, mask %#x)", err, mask)
 	}
+	// These tests measure membarrier at normal grace periods.
+	testenv.NormalGracePeriods(t)
 }
 
 // membarrierMedians times membarrier(GLOBAL) directly under each value
@@ -95,12 +97,17 @@ func membarrierMedians(t *testing.T, calls int) (on, off float64) {
 			if err := os.WriteFile(wakeKnob, []byte(v+"\n"), 0); err != nil {
 				t.Fatal(err)
 			}
-			for k := 0; k < calls/3; k++ {
+			// The first two calls after a write warm up, as kdelta's
+			// warm-up run does: a grace period begun under the old value
+			// can still be in flight.
+			for k := -2; k < calls/3; k++ {
 				start := time.Now()
 				if _, err := sys.Membarrier(sys.MembarrierGlobal, 0); err != nil {
 					t.Fatal(err)
 				}
-				lat[i] = append(lat[i], float64(time.Since(start).Nanoseconds())/1e6)
+				if k >= 0 {
+					lat[i] = append(lat[i], float64(time.Since(start).Nanoseconds())/1e6)
+				}
 			}
 		}
 	}
@@ -149,26 +156,38 @@ func TestABWakeFromGP(t *testing.T) {
 	// both values in kdelta's runs right after the direct loop saw +99.8%),
 	// so a disagreement is measured once more, direct loop and all, with
 	// each set's run medians logged; the second attempt decides.
+	// The host can also take the knob's effect away for a while (another
+	// CI run's second attempt saw 15.98 against 15.99 ms directly, a
+	// minute after 8 against 16 in kdelta's runs), so a direct loop that
+	// sees nothing to detect is measured again too. The third attempt
+	// decides.
+	const attempts = 3
 	for attempt := 1; ; attempt++ {
-		problems := wakeFromGPAttempt(t, orig, jdir)
+		problems, flat := wakeFromGPAttempt(t, orig, jdir)
 		if len(problems) == 0 {
 			return
 		}
-		if attempt == 2 {
+		if attempt == attempts {
+			if flat {
+				testenv.Skipf(t, "%s", problems[0])
+			}
 			for _, p := range problems {
 				t.Error(p)
 			}
 			return
 		}
-		t.Logf("attempt 1 disagreed (%s); measuring again", strings.Join(problems, "; "))
+		t.Logf("attempt %d disagreed (%s); measuring again", attempt, strings.Join(problems, "; "))
+		time.Sleep(2 * time.Second)
 	}
 }
 
 // wakeFromGPAttempt measures membarrier directly under both values, runs
 // kdelta ab over the same two values and returns what disagrees between
-// the two in the p50 and mean verdicts. Everything else it checks (the
-// knob put back, labels, fingerprint, journals) fails the test at once.
-func wakeFromGPAttempt(t *testing.T, orig, jdir string) (problems []string) {
+// the two in the p50 and mean verdicts; flat when the direct loop saw the
+// knob move nothing, and kdelta did not run. Everything else it checks
+// (the knob put back, labels, fingerprint, journals) fails the test at
+// once.
+func wakeFromGPAttempt(t *testing.T, orig, jdir string) (problems []string, flat bool) {
 	t.Helper()
 	on, off := membarrierMedians(t, 30)
 	if err := os.WriteFile(wakeKnob, []byte(orig+"\n"), 0); err != nil {
@@ -177,7 +196,7 @@ func wakeFromGPAttempt(t *testing.T, orig, jdir string) (problems []string) {
 	direct := off/on - 1
 	t.Logf("membarrier(GLOBAL) directly: median %.2f ms with wake_from_gp=1, %.2f ms with 0: %+.1f%%", on, off, 100*direct)
 	if direct < 0.2 {
-		testenv.Skipf(t, "rcu_normal_wake_from_gp moves membarrier by only %+.1f%% here: nothing to detect", 100*direct)
+		return []string{fmt.Sprintf("rcu_normal_wake_from_gp moves membarrier by only %+.1f%% here: nothing to detect", 100*direct)}, true
 	}
 
 	prefix := filepath.Join(t.TempDir(), "wake")
@@ -247,7 +266,7 @@ func wakeFromGPAttempt(t *testing.T, orig, jdir string) (problems []string) {
 			t.Logf("%s: run p50s %v ms", v.name, s.Benchmarks[0].Values("p50"))
 		}
 	}
-	return problems
+	return problems, false
 }
 
 // TestABAA is acceptance test 2: two variants that set the same value.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/kdelta/kdelta/internal/testenv"
 )
 
 // TestExplainKnobPair explains a real pair made here: the rcu workload
@@ -14,6 +16,7 @@ import (
 // profiles, and fit a mail's 72 columns.
 func TestExplainKnobPair(t *testing.T) {
 	was := liveKnob(t, wakeKnob)
+	testenv.NormalGracePeriods(t) // the knob moves only normal grace periods
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "wake")
 	code, _, stderr := runKdelta("ab", "--variant", "on:"+wakeKnob+"=1", "--variant", "off:"+wakeKnob+"=0",

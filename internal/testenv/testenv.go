@@ -64,3 +64,34 @@ func NeedCommand(t testing.TB, name, pkg string) string {
 	}
 	return p
 }
+
+// rcuExpedited is the knob that makes every RCU grace period expedited.
+const rcuExpedited = "/sys/kernel/rcu_expedited"
+
+// NormalGracePeriods sets /sys/kernel/rcu_expedited to 0 for the rest of
+// t, and back to what it was when t ends, for a test whose claim is about
+// normal grace periods (a jiffy or more each). Some kernels boot with
+// every grace period expedited (CONFIG_RCU_EXPEDITED or
+// rcupdate.rcu_expedited=1, "All grace periods are expedited" in dmesg);
+// their membarrier(GLOBAL) returns in microseconds and no normal-path
+// knob moves it. Without root or the file it skips (fails under CI).
+func NormalGracePeriods(t testing.TB) {
+	t.Helper()
+	b, err := os.ReadFile(rcuExpedited)
+	if err != nil {
+		Skipf(t, "cannot read %s: %v", rcuExpedited, err)
+	}
+	was := strings.TrimSpace(string(b))
+	if was == "0" {
+		return
+	}
+	if err := os.WriteFile(rcuExpedited, []byte("0\n"), 0); err != nil {
+		Skipf(t, "this kernel expedites every grace period (%s=%s) and it cannot be set to 0: %v", rcuExpedited, was, err)
+	}
+	t.Logf("%s was %s: set to 0 for this test", rcuExpedited, was)
+	t.Cleanup(func() {
+		if err := os.WriteFile(rcuExpedited, []byte(was+"\n"), 0); err != nil {
+			t.Errorf("putting %s back to %s: %v", rcuExpedited, was, err)
+		}
+	})
+}
