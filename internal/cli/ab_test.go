@@ -154,9 +154,8 @@ func TestABWakeFromGP(t *testing.T) {
 	// before it. A shared VM's host can change how long a grace period
 	// takes between the two (a fresh CI machine once saw the same p50 under
 	// both values in kdelta's runs right after the direct loop saw +99.8%),
-	// so a disagreement is measured once more, direct loop and all, with
-	// each set's run medians logged; the second attempt decides.
-	// The host can also take the knob's effect away for a while (another
+	// so a disagreement is measured again, direct loop and all, with each
+	// set's run medians logged. The host can also take the knob's effect away for a while (another
 	// CI run's second attempt saw 15.98 against 15.99 ms directly, a
 	// minute after 8 against 16 in kdelta's runs), so a direct loop that
 	// sees nothing to detect is measured again too. The third attempt
