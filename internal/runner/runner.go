@@ -437,6 +437,7 @@ func addRun(ctx context.Context, set *result.Set, b *result.Benchmark, sp worklo
 	if kmsg != nil {
 		noteRTThrottling(set, b, r, idx, warm, kmsg)
 	}
+	noteExpeditedGPs(set, b, r)
 	if size != "" {
 		if r.Info == nil {
 			r.Info = map[string]string{}
@@ -488,6 +489,29 @@ func noteRTThrottling(set *result.Set, b *result.Benchmark, r *result.Run, idx i
 			return
 		}
 	}
+}
+
+// expeditedGPs is the start of the warning noteExpeditedGPs gives once a
+// set.
+const expeditedGPs = "every RCU grace period was expedited"
+
+// noteExpeditedGPs warns in set, once, when a run saw
+// /sys/kernel/rcu_expedited at 1 (the rcu workload records it in Info):
+// some kernels boot so (rcupdate.rcu_expedited=1), and then membarrier and
+// synchronize_rcu return in microseconds where a normal grace period takes
+// milliseconds, a difference a reader of the figures should not have to
+// find in the run's info.
+func noteExpeditedGPs(set *result.Set, b *result.Benchmark, r *result.Run) {
+	if r.Info["rcu_expedited"] != "1" || r.Info["rcu_normal"] == "1" {
+		return
+	}
+	for _, w := range set.Warnings {
+		if strings.HasPrefix(w, expeditedGPs) {
+			return
+		}
+	}
+	set.Warnings = append(set.Warnings, fmt.Sprintf("%s during %s (/sys/kernel/rcu_expedited=1): its grace periods take microseconds, not the milliseconds of normal ones; --set /sys/kernel/rcu_expedited=0 measures normal grace periods",
+		expeditedGPs, b.Key()))
 }
 
 // sessionOf is the session the runs of set are recorded in.

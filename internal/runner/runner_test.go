@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/testenv"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
@@ -329,5 +331,58 @@ func TestWindowStartFails(t *testing.T) {
 	}
 	if finished != 0 {
 		t.Errorf("Finish called %d times for a window that never started", finished)
+	}
+}
+
+// TestExpeditedGPsWarned runs the rcu workload with every grace period
+// expedited and with none: the first set warns once, naming the benchmark
+// and the knob that measures normal grace periods, the second does not.
+func TestExpeditedGPsWarned(t *testing.T) {
+	if b, err := os.ReadFile("/sys/kernel/rcu_normal"); err == nil && strings.TrimSpace(string(b)) == "1" {
+		testenv.Skip(t, "rcu_normal=1 overrides rcu_expedited on this machine")
+	}
+	for _, expedited := range []bool{true, false} {
+		t.Run(fmt.Sprintf("expedited=%v", expedited), func(t *testing.T) {
+			if expedited {
+				testenv.ExpeditedGracePeriods(t)
+			} else {
+				testenv.NormalGracePeriods(t)
+			}
+			opt := &runner.Options{Repeat: 2, Output: filepath.Join(t.TempDir(), "r.json"), Version: "test", Env: runner.Fingerprint("test")}
+			set, err := runner.Run(context.Background(), specs(t, "rcu:calls=5"), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := set.Benchmarks[0]
+			for _, r := range b.Runs {
+				if r.Status != result.StatusOK {
+					t.Fatalf("run %d: %s %s", r.Index, r.Status, r.Reason)
+				}
+			}
+			var ws []string
+			for _, w := range set.Warnings {
+				if strings.Contains(w, "grace period") {
+					ws = append(ws, w)
+				}
+			}
+			if l := b.Runs[0].Latency; l != nil {
+				t.Logf("rcu p50 %.3g %s", l.P50, l.Unit)
+			}
+			t.Logf("warnings %q", ws)
+			if !expedited {
+				if len(ws) != 0 {
+					t.Errorf("normal grace periods warned: %q", ws)
+				}
+				return
+			}
+			if len(ws) != 1 {
+				t.Fatalf("grace-period warnings %q, want one for two runs", ws)
+			}
+			for _, want := range []string{"every RCU grace period was expedited", b.Key(), "--set /sys/kernel/rcu_expedited=0"} {
+				if !strings.Contains(ws[0], want) {
+					t.Errorf("warning %q lacks %q", ws[0], want)
+				}
+			}
+		})
 	}
 }

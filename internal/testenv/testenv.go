@@ -77,18 +77,30 @@ const rcuExpedited = "/sys/kernel/rcu_expedited"
 // knob moves it. Without root or the file it skips (fails under CI).
 func NormalGracePeriods(t testing.TB) {
 	t.Helper()
+	setRCUExpedited(t, "0")
+}
+
+// ExpeditedGracePeriods sets /sys/kernel/rcu_expedited to 1 for the rest
+// of t, as NormalGracePeriods sets it to 0.
+func ExpeditedGracePeriods(t testing.TB) {
+	t.Helper()
+	setRCUExpedited(t, "1")
+}
+
+func setRCUExpedited(t testing.TB, v string) {
+	t.Helper()
 	b, err := os.ReadFile(rcuExpedited)
 	if err != nil {
 		Skipf(t, "cannot read %s: %v", rcuExpedited, err)
 	}
 	was := strings.TrimSpace(string(b))
-	if was == "0" {
+	if was == v {
 		return
 	}
-	if err := os.WriteFile(rcuExpedited, []byte("0\n"), 0); err != nil {
-		Skipf(t, "this kernel expedites every grace period (%s=%s) and it cannot be set to 0: %v", rcuExpedited, was, err)
+	if err := os.WriteFile(rcuExpedited, []byte(v+"\n"), 0); err != nil {
+		Skipf(t, "%s is %s and cannot be set to %s: %v", rcuExpedited, was, v, err)
 	}
-	t.Logf("%s was %s: set to 0 for this test", rcuExpedited, was)
+	t.Logf("%s was %s: set to %s for this test", rcuExpedited, was, v)
 	t.Cleanup(func() {
 		if err := os.WriteFile(rcuExpedited, []byte(was+"\n"), 0); err != nil {
 			t.Errorf("putting %s back to %s: %v", rcuExpedited, was, err)
