@@ -101,6 +101,25 @@ func cpuCgroup(t *testing.T, kind string, cpus float64) string {
 	return join
 }
 
+// callsFor is how many getppid calls take about d here: the median of
+// five timed batches of os.Getppid, a raw system call as kdelta's loop
+// makes.
+func callsFor(t *testing.T, d time.Duration) int {
+	const batch = 20000
+	var per []time.Duration
+	for range 5 {
+		start := time.Now()
+		for range batch {
+			os.Getppid()
+		}
+		per = append(per, time.Since(start)/batch)
+	}
+	slices.Sort(per)
+	n := int(d / max(per[2], time.Nanosecond))
+	t.Logf("getppid %v a call here: %d calls for %v", per[2], n, d)
+	return n
+}
+
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // TestRunUnderCPUQuota is issue 17's acceptance 3: kdelta run inside a
@@ -162,8 +181,10 @@ func TestQuotaRegressedOneSessionEach(t *testing.T) {
 	join := quotaCgroup(t)
 	bin, dir := kdeltaBinary(t), t.TempDir()
 	// Runs of 0.3 s or more: a run shorter than the quota's period may
-	// end before it is throttled.
-	setup := []string{"syscall:calls=4000000", "pipe:loops=80000,cpus=same", "-r", "5", "--cpus", "0"}
+	// end before it is throttled. A getppid costs 250 ns on one machine
+	// and 1,050 ns on another, so the calls are sized by this one's.
+	calls := callsFor(t, 400*time.Millisecond)
+	setup := []string{fmt.Sprintf("syscall:calls=%d", calls), "pipe:loops=80000,cpus=same", "-r", "5", "--cpus", "0"}
 	// Every kdelta runs in a cgroup of the largest weight, the free one
 	// or the one with the quota. On a machine busy with other work (CI's
 	// other test packages), a run of the default weight gets a part of

@@ -64,9 +64,7 @@ func checkChildQuiet(t *testing.T, workload string, q quiet) {
 	time.Sleep(700 * time.Millisecond)
 	after, ticks1, el := threadSwitches(child), threadTicks(child), time.Since(t0)
 	pAfter := threadSwitches(parent)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
-	}
+	interrupt(t, cmd)
 	measured := child // the main thread's tid is the pid
 	if q == still {
 		most := -1
@@ -216,9 +214,7 @@ func TestPipeThreadModeQuiet(t *testing.T) {
 	before, t0 := threadSwitches(child), time.Now()
 	time.Sleep(700 * time.Millisecond)
 	after, el := threadSwitches(child), time.Since(t0)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
-	}
+	interrupt(t, cmd)
 	var deltas []int
 	for tid, a := range after {
 		if b, ok := before[tid]; ok {
@@ -261,9 +257,7 @@ func TestPipeProcessModeQuiet(t *testing.T) {
 	time.Sleep(700 * time.Millisecond)
 	after, el := threadSwitches(child), time.Since(t0)
 	wAfter := threadSwitches(worker)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("kdelta run: %v: %s", err, cmd.Stderr)
-	}
+	interrupt(t, cmd)
 	n, total := 0, 0
 	for tid, a := range after {
 		if b, ok := before[tid]; ok {

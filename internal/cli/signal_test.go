@@ -66,6 +66,22 @@ func startMarked(t *testing.T, args ...string) (*exec.Cmd, string) {
 	return cmd, mark
 }
 
+// interrupt ends a run the test has seen enough of with SIGINT, as a
+// user's Ctrl-C, and wants kdelta's exit for an interrupted run (130),
+// or success where the run ended by itself first; a run that had failed
+// says so. The long runs the window tests watch would take 20 s on a
+// machine with slow system calls.
+func interrupt(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatalf("SIGINT: %v", err)
+	}
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 && code != 0 {
+		t.Fatalf("kdelta run after SIGINT: %v (code %d), want 130: %s", err, code, cmd.Stderr)
+	}
+}
+
 // waitRuns waits until path holds at least n finished runs.
 func waitRuns(t *testing.T, path string, n int) {
 	t.Helper()
