@@ -131,8 +131,18 @@ for pkg in "${analysis[@]}"; do
 done
 echo "darwin/arm64 ok"
 
+# The race step below skips these tests (see there); they run here, once.
+race_skip='^(TestVMKexec|TestKVMAbortFallsBack|TestKVMAbortCLI|TestVMModules|TestRPMKernel|TestRunUntil|TestContextSwitchOneSwitchPerHandoff|TestStubsMatchLinux|TestVMJobUntilConclusive)$'
+# Packages whose tests make no claim about time or the kernel's work (a
+# job queue, qemu guests, web pages): the race step runs all of them but
+# the tests above, so they run here only for those, not twice.
+race_only='/internal/(lab|vm|web|browsertest)$'
+
 step "tests"
-go test -count=1 -p 1 -timeout 25m ./...   # one package at a time: several tests write kernel knobs (rcu_expedited, rcutree) or time latencies that another package would disturb
+# One package at a time: several tests write kernel knobs (rcu_expedited,
+# rcutree) or time latencies that another package would disturb.
+go test -count=1 -p 1 -timeout 25m $(go list ./... | grep -vE "$race_only")
+go test -count=1 -p 1 -timeout 10m -run "$race_skip" $(go list ./... | grep -E "$race_only")
 
 step "race detector on the packages with concurrency (the ppc64le tests under qemu-user beside it)"
 # The portable tests on ppc64le under qemu-user run in the background: pure
@@ -161,8 +171,12 @@ ppclog=$(mktemp)
 ) >"$ppclog" 2>&1 &
 ppc_pid=$!
 # Every package that starts a goroutine outside its tests.
-race_pkgs=$(grep -rlE --include='*.go' --exclude='*_test.go' '^[[:space:]]*go (func|[A-Za-z_.]+\()' cmd internal |
-	xargs -n1 dirname | sort -u | sed 's|^|./|')
+# With them the packages the tests step left to this one, whatever they
+# start.
+race_pkgs=$({
+	grep -rlE --include='*.go' --exclude='*_test.go' '^[[:space:]]*go (func|[A-Za-z_.]+\()' cmd internal | xargs -n1 dirname
+	go list -f '{{.Dir}}' ./... | grep -E "$race_only" | sed "s|^$PWD/||"
+} | sort -u | sed 's|^|./|')
 echo "race:" $race_pkgs
 # The kernel boots of these vm tests (TestVMKexec's loader and second
 # kernel among them) ran in the tests step; under the race
@@ -173,8 +187,8 @@ echo "race:" $race_pkgs
 # the other tests drive too. TestStubsMatchLinux type-checks the package
 # for four systems (20 s or more under the race detector) and starts no
 # goroutine. TestVMJobUntilConclusive's four boots run in the agent's
-# kdelta (built without the race detector), not in the test.
-race_skip='^(TestVMKexec|TestKVMAbortFallsBack|TestKVMAbortCLI|TestVMModules|TestRPMKernel|TestRunUntil|TestContextSwitchOneSwitchPerHandoff|TestStubsMatchLinux|TestVMJobUntilConclusive)$'
+# kdelta (built without the race detector), not in the test. race_skip
+# is set before the tests step, which runs these.
 go test -count=1 -p 1 -race -timeout 15m -skip "$race_skip" $race_pkgs
 
 step "portable tests on ppc64le under qemu-user (the rest of it)"
