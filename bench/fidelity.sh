@@ -2,7 +2,7 @@
 # Runs every kdelta workload beside its C reference, interleaved, and prints
 # median ratios and per-operation kernel work (see bench/fidelity/main.go).
 #
-#   ./bench/fidelity.sh [-pairs N] [-only syscall,pipe,messaging,kill] [-passes default,fifo] [-fifo 98]
+#   ./bench/fidelity.sh [-pairs N] [-only syscall,pipe,messaging,kill] [-passes default,fifo] [-fifo 98] [-rounds 3]
 #
 # By default every pair runs at default scheduling, then the pinned ones
 # under SCHED_FIFO 98; the output ends with the README table.

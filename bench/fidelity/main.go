@@ -4,7 +4,7 @@
 // switches and system calls per operation for both sides, counted by the
 // real perf stat. It is the proof that kdelta measures the same kernel work.
 //
-//	go run ./bench/fidelity -kdelta /path/to/kdelta [-pairs 7] [-only syscall,pipe] [-fifo 98] [-passes default,fifo]
+//	go run ./bench/fidelity -kdelta /path/to/kdelta [-pairs 7] [-only syscall,pipe] [-fifo 98] [-passes default,fifo] [-rounds 3]
 //
 // Every placement is measured by default: each pair at default scheduling
 // (pinned to one CPU, or unpinned over both), then the pinned pairs again
@@ -85,10 +85,11 @@ func main() {
 	only := flag.String("only", "", "comma-separated workload names to run (default all)")
 	fifo := flag.Int("fifo", 98, "SCHED_FIFO priority of the fifo pass (chrt -f, --fifo)")
 	pingpong := flag.String("pingpong", "pingpong", "path to bench/fidelity/pingpong/pingpong.c built (fidelity.sh builds it where gcc is)")
+	rounds := flag.Int("rounds", 3, "rounds of perf stat per pair for the per-operation counts (median taken; at least 1)")
 	passes := flag.String("passes", "default,fifo", "which passes to run: default (every pair, default scheduling), fifo (the pinned pairs under SCHED_FIFO), all (every pair under SCHED_FIFO)")
 	flag.Parse()
-	if *kd == "" || *pairs < 5 || *fifo < 1 || *fifo > 99 {
-		fmt.Fprintln(os.Stderr, "fidelity: -kdelta PATH required, -pairs at least 5, -fifo 1-99")
+	if *kd == "" || *pairs < 5 || *fifo < 1 || *fifo > 99 || *rounds < 1 {
+		fmt.Fprintln(os.Stderr, "fidelity: -kdelta PATH required, -pairs at least 5, -fifo 1-99, -rounds at least 1")
 		os.Exit(2)
 	}
 	want := map[string]bool{}
@@ -130,7 +131,7 @@ func main() {
 			failed = true
 			continue
 		}
-		rows, err := measure(*kd, p, *pairs)
+		rows, err := measure(*kd, p, *pairs, *rounds)
 		if err != nil {
 			fmt.Printf("%-28s %s error: %v\n", p.name, p.policy(), err)
 			failed = true
@@ -150,6 +151,7 @@ type row struct {
 	ratio        float64
 	lo, hi       float64
 	kcv, rcv     float64
+	cvLo, cvHi   float64 // 95% interval of the spread ratio
 	kperOp, rOp  map[string]float64
 	withinTarget bool
 	modes        string // modeSplit's, for a figure with two modes
@@ -162,7 +164,7 @@ func printTable(rows []row) {
 		return
 	}
 	fmt.Println()
-	fmt.Println("| workload | placement | scheduling | figure | kdelta/ref (spread) | CV kdelta vs ref | switches/op kdelta vs ref | migrations/op kdelta vs ref |")
+	fmt.Println("| workload | placement | scheduling | figure | kdelta/ref (spread) | CV kdelta vs ref (ratio's 95% interval) | switches/op kdelta vs ref | migrations/op kdelta vs ref |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		mark := ""
@@ -172,13 +174,13 @@ func printTable(rows []row) {
 		if r.modes != "" {
 			mark += "; " + r.modes
 		}
-		fmt.Printf("| %s | %s | %s | %s | %.3f (%.2f–%.2f)%s | %.1f%% vs %.1f%% | %.4f vs %.4f | %.4f vs %.4f |\n",
-			r.p.name, where(r.p.cpus), r.p.policy(), r.fig, r.ratio, r.lo, r.hi, mark, r.kcv, r.rcv,
+		fmt.Printf("| %s | %s | %s | %s | %.3f (%.2f–%.2f)%s | %.1f%% vs %.1f%% (%.2f–%.2f) | %.4f vs %.4f | %.4f vs %.4f |\n",
+			r.p.name, where(r.p.cpus), r.p.policy(), r.fig, r.ratio, r.lo, r.hi, mark, r.kcv, r.rcv, r.cvLo, r.cvHi,
 			r.kperOp["context-switches"], r.rOp["context-switches"], r.kperOp["cpu-migrations"], r.rOp["cpu-migrations"])
 	}
 }
 
-func measure(kd string, p pair, n int) ([]row, error) {
+func measure(kd string, p pair, n, rounds int) ([]row, error) {
 	ratios := make([][]float64, len(p.figs))
 	refs := make([][]float64, len(p.figs))
 	kds := make([][]float64, len(p.figs))
@@ -220,15 +222,19 @@ func measure(kd string, p pair, n int) ([]row, error) {
 			p.name, p.policy(), fig.name, r, strconv.FormatFloat(median(refs[f]), 'g', 5, 64), n, minf(ratios[f]), maxf(ratios[f]), verdict)
 		// Precision: the run-to-run CV of each side, and their ratio (a
 		// better instrument is the quieter one: ratio at most 1).
+		// The ratio's 95% interval says whether n pairs can tell the two
+		// spreads apart at all (stats.SpreadRatio).
 		kcv, rcv := stats.Summarize(kds[f]).CV, stats.Summarize(refs[f]).CV
-		fmt.Printf("%-28s %-8s %-14s CV kdelta %.1f%%  ref %.1f%%  ratio %.2f\n", p.name, p.policy(), fig.name, kcv, rcv, kcv/rcv)
+		sr, slo, shi := stats.SpreadRatio(kds[f], refs[f], 0.95)
+		fmt.Printf("%-28s %-8s %-14s CV kdelta %.1f%%  ref %.1f%%  ratio %.2f (of log spreads %.2f, 95%% interval %.2f–%.2f)\n",
+			p.name, p.policy(), fig.name, kcv, rcv, kcv/rcv, sr, slo, shi)
 		modes := modeSplit(kds[f], refs[f])
 		if modes != "" {
 			fmt.Printf("%-28s %-8s %-14s %s\n", p.name, p.policy(), fig.name, modes)
 		}
-		rows = append(rows, row{p: p, fig: fig.name, ratio: r, lo: minf(ratios[f]), hi: maxf(ratios[f]), kcv: kcv, rcv: rcv, withinTarget: within, modes: modes})
+		rows = append(rows, row{p: p, fig: fig.name, ratio: r, lo: minf(ratios[f]), hi: maxf(ratios[f]), kcv: kcv, rcv: rcv, cvLo: slo, cvHi: shi, withinTarget: within, modes: modes})
 	}
-	k, ref, err := perOp(kd, p)
+	k, ref, err := perOp(kd, p, rounds)
 	for i := range rows {
 		rows[i].kperOp, rows[i].rOp = k, ref
 	}
@@ -255,11 +261,13 @@ func counts(kd string, p pair) (ref, kdelta map[string]float64, err error) {
 }
 
 // perOp counts context switches and syscalls per operation on both sides
-// with perf stat: the median over three rounds of the difference between a
-// full and a short run, divided by the difference in operations.
-func perOp(kd string, p pair) (kdelta, ref map[string]float64, err error) {
+// with perf stat: the median over the rounds of the difference between a
+// full and a short run, divided by the difference in operations. The
+// rounds' spread is printed beside it: a few hundred migrations among the
+// 400 tasks of a messaging run move from round to round.
+func perOp(kd string, p pair, rounds int) (kdelta, ref map[string]float64, err error) {
 	var rs, ks = map[string][]float64{}, map[string][]float64{}
-	for round := 0; round < 3; round++ {
+	for round := 0; round < rounds; round++ {
 		rl, kl, err := counts(kd, p)
 		if err != nil {
 			return nil, nil, err
@@ -281,7 +289,8 @@ func perOp(kd string, p pair) (kdelta, ref map[string]float64, err error) {
 	for _, ev := range perOpEvents {
 		r, k := median(rs[ev]), median(ks[ev])
 		kdelta[ev], ref[ev] = k, r
-		fmt.Printf("%-28s %-8s %-22s per op: kdelta %.4f  ref %.4f  ratio %.3f\n", p.name, p.policy(), ev, k, r, k/r)
+		fmt.Printf("%-28s %-8s %-22s per op: kdelta %.4f (%.4f–%.4f)  ref %.4f (%.4f–%.4f)  ratio %.3f\n",
+			p.name, p.policy(), ev, k, minf(ks[ev]), maxf(ks[ev]), r, minf(rs[ev]), maxf(rs[ev]), k/r)
 	}
 	return kdelta, ref, nil
 }

@@ -148,3 +148,39 @@ func studentQuantile(p, df float64) float64 {
 	}
 	return lo + (hi-lo)/2
 }
+
+// fCDF returns P(F ≤ f) for an F variable with d1 and d2 degrees of
+// freedom.
+func fCDF(f, d1, d2 float64) float64 {
+	if f <= 0 {
+		return 0
+	}
+	return regIncBeta(d1/2, d2/2, d1*f/(d1*f+d2))
+}
+
+// fQuantile returns the f with P(F ≤ f) = p, for 0 < p < 1, by bisection
+// as studentQuantile does: the CDF is monotone in f.
+func fQuantile(p, d1, d2 float64) float64 {
+	if math.IsNaN(p) || p <= 0 || p >= 1 || d1 <= 0 || d2 <= 0 {
+		return math.NaN()
+	}
+	lo, hi := 0.0, 1.0
+	for fCDF(hi, d1, d2) < p {
+		lo, hi = hi, 2*hi
+		if math.IsInf(hi, 1) {
+			return hi
+		}
+	}
+	for range 200 {
+		mid := lo + (hi-lo)/2
+		if mid == lo || mid == hi {
+			break
+		}
+		if fCDF(mid, d1, d2) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo + (hi-lo)/2
+}
