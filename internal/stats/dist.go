@@ -125,11 +125,18 @@ func studentQuantile(p, df float64) float64 {
 	case math.IsInf(df, 1) || df > 1e10:
 		return normalQuantile(p)
 	}
-	// Solve studentTwoSided(t) = 2(1−p) by bisection: the tail is monotone
-	// in t, so bisection cannot fail, and 200 halvings exhaust float64.
+	// Solve studentTwoSided(t) = 2(1−p): the tail is monotone in t.
 	target := 2 * (1 - p)
-	lo, hi := 0.0, math.Max(1, 2*normalQuantile(p))
-	for studentTwoSided(hi, df) > target {
+	return bisect(math.Max(1, 2*normalQuantile(p)), func(t float64) bool { return studentTwoSided(t, df) > target })
+}
+
+// bisect returns the x ≥ 0 where below, true at 0 and monotone, turns
+// false: it doubles hi from its start until below(hi) is false (+Inf if it
+// never is), then halves the bracket, which cannot fail; 200 halvings
+// exhaust float64.
+func bisect(hi float64, below func(x float64) bool) float64 {
+	lo := 0.0
+	for below(hi) {
 		lo, hi = hi, 2*hi
 		if math.IsInf(hi, 1) {
 			return hi
@@ -140,7 +147,7 @@ func studentQuantile(p, df float64) float64 {
 		if mid == lo || mid == hi {
 			break
 		}
-		if studentTwoSided(mid, df) > target {
+		if below(mid) {
 			lo = mid
 		} else {
 			hi = mid
@@ -158,29 +165,11 @@ func fCDF(f, d1, d2 float64) float64 {
 	return regIncBeta(d1/2, d2/2, d1*f/(d1*f+d2))
 }
 
-// fQuantile returns the f with P(F ≤ f) = p, for 0 < p < 1, by bisection
-// as studentQuantile does: the CDF is monotone in f.
+// fQuantile returns the f with P(F ≤ f) = p, for 0 < p < 1: the CDF is
+// monotone in f.
 func fQuantile(p, d1, d2 float64) float64 {
 	if math.IsNaN(p) || p <= 0 || p >= 1 || d1 <= 0 || d2 <= 0 {
 		return math.NaN()
 	}
-	lo, hi := 0.0, 1.0
-	for fCDF(hi, d1, d2) < p {
-		lo, hi = hi, 2*hi
-		if math.IsInf(hi, 1) {
-			return hi
-		}
-	}
-	for range 200 {
-		mid := lo + (hi-lo)/2
-		if mid == lo || mid == hi {
-			break
-		}
-		if fCDF(mid, d1, d2) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return lo + (hi-lo)/2
+	return bisect(1, func(f float64) bool { return fCDF(f, d1, d2) < p })
 }
