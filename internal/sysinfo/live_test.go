@@ -56,10 +56,10 @@ func loggedPreempt(t *testing.T) string {
 
 // checkVMMode checks the development VM's mode: "none", from the boot
 // log while its line is in the ring buffer or kept, else from the build
-// default.
-// before and after are what dmesg found just before and after the
-// collection: tests in other packages log (every bridge cycle does), and
-// when the line leaves the buffer in between, either source is right.
+// default. before and after are what loggedPreempt found just before
+// and after the collection: tests in other packages log (every bridge
+// cycle does), and when the line leaves the buffer in between, either
+// source is right.
 func checkVMMode(t *testing.T, mode Fact, before, after string) {
 	t.Helper()
 	var want []string
