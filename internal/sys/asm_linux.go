@@ -30,3 +30,8 @@ func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr)
 //
 //go:noescape
 func rawCas32(p *uint32, old, new uint32) bool
+
+// threadPointer is the calling thread's thread pointer (asm_linux_*.s):
+// where a C library keeps the thread's control block and, with glibc,
+// the rseq area the kernel writes on the way back to user space.
+func threadPointer() uintptr

@@ -83,3 +83,15 @@ TEXT ·rawCas32(SB),NOSPLIT,$0-17
 	CMPXCHGL	CX, 0(BX)
 	SETEQ	ret+16(FP)
 	RET
+
+// func threadPointer() uintptr
+// (see asm_linux.go): the FS base, read with arch_prctl(ARCH_GET_FS).
+TEXT ·threadPointer(SB),NOSPLIT,$16-8
+	MOVQ	$0, 0(SP)
+	MOVQ	$0x1003, DI
+	LEAQ	0(SP), SI
+	MOVL	$158, AX
+	SYSCALL
+	MOVQ	0(SP), AX
+	MOVQ	AX, ret+0(FP)
+	RET

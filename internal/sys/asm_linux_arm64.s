@@ -92,3 +92,10 @@ fail:
 	CLREX
 	MOVB	ZR, ret+16(FP)
 	RET
+
+// func threadPointer() uintptr
+// (see asm_linux.go): TPIDR_EL0.
+TEXT ·threadPointer(SB),NOSPLIT,$0-8
+	MRS	TPIDR_EL0, R0
+	MOVD	R0, ret+0(FP)
+	RET

@@ -28,3 +28,6 @@ func rawsys6(nr, a1, a2, a3, a4, a5, a6 uintptr) (r, errno uintptr) {
 func rawCas32(p *uint32, old, new uint32) bool {
 	return atomic.CompareAndSwapUint32(p, old, new)
 }
+
+// threadPointer is unknown here; lean forks fall back to ForkRaw.
+func threadPointer() uintptr { return 0 }

@@ -89,3 +89,9 @@ again:
 fail:
 	MOVB	R0, ret+16(FP)
 	RET
+
+// func threadPointer() uintptr
+// (see asm_linux.go): R13, the ELFv2 thread pointer.
+TEXT ·threadPointer(SB),NOSPLIT|NOFRAME,$0-8
+	MOVD	R13, ret+0(FP)
+	RET

@@ -84,3 +84,12 @@ TEXT ·rawCas32(SB),NOSPLIT,$0-17
 fail:
 	MOVB	$0, ret+16(FP)
 	RET
+
+// func threadPointer() uintptr
+// (see asm_linux.go): access registers 0 and 1, high word first.
+TEXT ·threadPointer(SB),NOSPLIT,$0-8
+	MOVW	AR0, R1
+	SLD	$32, R1
+	MOVW	AR1, R1
+	MOVD	R1, ret+0(FP)
+	RET

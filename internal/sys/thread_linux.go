@@ -70,21 +70,15 @@ func StartRawThread(body func(arg unsafe.Pointer), arg unsafe.Pointer) (*RawThre
 	// others' less), 16-byte aligned as arm64 needs (mmap's pages are).
 	sp := uintptr(unsafe.Pointer(&stack[len(stack)-16-128]))
 
-	// The new thread inherits the mask of the thread that clones it:
-	// block everything on this one for the moment of the clone.
-	runtime.LockOSThread()
-	var all, old unix.Sigset_t
-	for i := range all.Val {
-		all.Val[i] = ^all.Val[i]
-	}
-	if err := unix.PthreadSigmask(unix.SIG_SETMASK, &all, &old); err != nil {
-		runtime.UnlockOSThread()
+	// The new thread inherits the mask of the thread that clones it.
+	var r, e uintptr
+	if err := withSignalsBlocked(func() error {
+		r, e = rawClone(rawThreadFlags, sp, t.tid, body, arg)
+		return nil
+	}); err != nil {
 		_ = unix.Munmap(stack)
-		return nil, fmt.Errorf("raw thread: block signals: %w", err)
+		return nil, fmt.Errorf("raw thread: %w", err)
 	}
-	r, e := rawClone(rawThreadFlags, sp, t.tid, body, arg)
-	_ = unix.PthreadSigmask(unix.SIG_SETMASK, &old, nil)
-	runtime.UnlockOSThread()
 	if e != 0 {
 		_ = unix.Munmap(stack)
 		if e == uintptr(unix.ENOSYS) && !rawCloneAsm {

@@ -32,7 +32,8 @@ import (
 // worker runs only nosplit code, so the scheduler never preempts it.
 //
 // Process mode forks its workers without exec by default (spawn=fork,
-// sys.ForkRaw), as perf does: each is one thread running raw system calls.
+// sys.ForkArena), as perf does: each is one thread running raw system
+// calls, with no copy of the Go heap.
 // spawn=exec re-executes the binary for each worker instead; each is then
 // a Go runtime, and a run's counters also hold its start-up (about 200
 // system calls and dozens of context switches per worker, against a
@@ -430,7 +431,8 @@ type msgForked struct {
 
 // msgForkedReceiver is a forked receiver's whole life: it closes its
 // pair's write end, as perf's receiver does, then runs msgReceive's
-// barrier and loop. It may only run nosplit raw calls (see sys.ForkRaw).
+// barrier and loop. It may only run nosplit raw calls (see
+// sys.ForkArena.Fork).
 //
 //go:nosplit
 //go:norace
@@ -481,7 +483,8 @@ func msgForkedSender(p unsafe.Pointer) int {
 // and a group's write ends once its senders are. The children end without
 // a signal to the parent: perf's SIGCHLD is dropped by the kernel at
 // SIG_DFL, while a Go parent catches SIGCHLD and would run a handler for
-// each.
+// each. The children are forked lean (sys.ForkArena): none of them
+// carries a copy of the Go heap, so each is about as small as perf's.
 func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	workers := c.workers()
 	// Only the main thread blocks in raw calls here (the ready reads);
@@ -499,7 +502,17 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
 	defer unmap()
-	buf := make([]byte, c.size)
+	// Every worker's orders, its message buffer and its group's write
+	// ends are in the arena, the one private memory a lean child keeps.
+	arena, err := sys.NewForkArena(c.size + workers*int(unsafe.Sizeof(msgForked{})+8) + workers*8 + 4096)
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
+	defer arena.Free()
+	buf, err := sys.ArenaSlice[byte](arena, c.size)
+	if err != nil {
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
+	}
 
 	if err := t.Ready(); err != nil {
 		return 0, msgResult{}, err
@@ -512,8 +525,16 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		}
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
-	fork := func(body func(unsafe.Pointer) int, a *msgForked) error {
-		pid, err := sys.ForkRaw(body, unsafe.Pointer(a), 0)
+	if err := arena.Lean(); err != nil {
+		return abort(err)
+	}
+	fork := func(body func(unsafe.Pointer) int, orders msgForked) error {
+		a, err := sys.ArenaNew[msgForked](arena)
+		if err != nil {
+			return err
+		}
+		*a = orders
+		pid, err := arena.Fork(body, unsafe.Pointer(a), 0)
 		if err != nil {
 			return err
 		}
@@ -521,7 +542,11 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 		return nil
 	}
 	for g := 0; g < c.groups; g++ {
-		outs := make([]int, 0, c.fds)
+		outs, err := sys.ArenaSlice[int](arena, c.fds)
+		if err != nil {
+			return abort(err)
+		}
+		outs = outs[:0]
 		closeOuts := func() {
 			for _, fd := range outs {
 				sys.Close(fd)
@@ -533,7 +558,7 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 				closeOuts()
 				return abort(err)
 			}
-			err = fork(msgForkedReceiver, &msgForked{in: r, closeFd: w, readyW: readyW, wakeR: wakeR,
+			err = fork(msgForkedReceiver, msgForked{in: r, closeFd: w, readyW: readyW, wakeR: wakeR,
 				count: c.fds * c.loops, buf: buf, tally: tally, idx: len(pids)})
 			sys.Close(r)
 			outs = append(outs, w)
@@ -543,7 +568,7 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 			}
 		}
 		for i := 0; i < c.fds; i++ {
-			err := fork(msgForkedSender, &msgForked{in: -1, closeFd: -1, outs: outs, readyW: readyW, wakeR: wakeR,
+			err := fork(msgForkedSender, msgForked{in: -1, closeFd: -1, outs: outs, readyW: readyW, wakeR: wakeR,
 				count: c.loops, buf: buf, tally: tally, idx: len(pids)})
 			if err != nil {
 				closeOuts()
@@ -551,6 +576,9 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 			}
 		}
 		closeOuts()
+	}
+	if err := arena.Unlean(); err != nil {
+		return abort(err)
 	}
 
 	// From the go-ahead this thread only waits (OneP).
