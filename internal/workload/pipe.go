@@ -26,7 +26,7 @@ import (
 // instead, so Prepare raises GOMAXPROCS above the number of threads that
 // can block at once (one per process with spawn=exec). With spawn=fork
 // and in thread mode the workers are no runtime threads at all: forked
-// tasks and raw threads (sys.ForkRaw, sys.StartRawThread), as perf's are;
+// tasks and raw threads (sys.ForkArena, sys.StartRawThread), as perf's are;
 // on an architecture without raw threads thread mode is skipped.
 // The fidelity benchmark (bench/fidelity) compares context switches and
 // syscalls per op with the reference.
@@ -288,7 +288,7 @@ const (
 // pipePeerBody is worker 0 as perf's forked child runs it: it pins itself
 // if asked, then passes the token loops times. It runs nosplit code
 // making raw calls only, so the peer is one task with no runtime around
-// it (see sys.ForkRaw).
+// it (see sys.ForkArena.Fork).
 //
 //go:nosplit
 //go:norace
@@ -380,6 +380,25 @@ func forkPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, erro
 			ws[i].mask = m
 		}
 	}
+	// The workers are forked lean (sys.ForkArena), with their orders
+	// copied into the arena: no copy of the Go heap slows the fork in the
+	// window or follows the worker.
+	arena, err := sys.NewForkArena(4096)
+	if err != nil {
+		return 0, err
+	}
+	defer arena.Free()
+	for i := range ws {
+		a, err := sys.ArenaNew[pipeFork](arena)
+		if err != nil {
+			return 0, err
+		}
+		*a = *ws[i]
+		ws[i] = a
+	}
+	if err := arena.Lean(); err != nil {
+		return 0, err
+	}
 	defer OneP()()
 	start := time.Now()
 	var pids [2]int
@@ -392,7 +411,7 @@ func forkPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, erro
 		}
 		var pid int
 		if err == nil {
-			pid, err = sys.ForkRaw(pipePeerBody, unsafe.Pointer(a), 0)
+			pid, err = arena.Fork(pipePeerBody, unsafe.Pointer(a), 0)
 		}
 		if here >= 0 {
 			if e := sys.SetAffinity(0, allowed); err == nil {
@@ -408,7 +427,6 @@ func forkPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, erro
 		}
 		pids[i] = pid
 	}
-	runtime.KeepAlive(ws)
 	for _, fd := range [4]int{rfd[0], rfd[1], wfd[0], wfd[1]} {
 		sys.Close(fd)
 	}
@@ -491,7 +509,6 @@ func threadPipePair(rfd, wfd [2]int, lp pipeLoop, cpu [2]int) (time.Duration, er
 		}
 	}
 	el := time.Since(start)
-	runtime.KeepAlive(ws)
 	for i, a := range ws {
 		if !a.closedW {
 			sys.Close(wfd[i])
