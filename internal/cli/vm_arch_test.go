@@ -23,7 +23,8 @@ var foreignArches = []struct {
 
 // TestVMForeignArch is issue 21's acceptance 1 and 2: a Debian kernel of
 // each architecture our users run, fetched by package, boots under TCG
-// with kdelta (built for it) as /init, runs syscall, kill and rcu, and
+// with kdelta (built for it) as /init, runs syscall, kill, rcu,
+// messaging and pipe, and
 // brings home a set whose fingerprint is the guest's own: its
 // architecture and CPU, the build's preemption mode (voluntary: these
 // kernels have no PREEMPT_DYNAMIC) and no PREEMPT_RCU. On ppc64le two
@@ -42,7 +43,10 @@ func TestVMForeignArch(t *testing.T) {
 			if a.arch == "ppc64le" {
 				args = append(args, "--append", "preempt=none", "--append", "preempt=full")
 			}
-			args = append(args, "--", "run", "syscall:calls=20000", "kill:ops=200", "rcu:calls=5", "-r", "2", "--warmup", "0")
+			// messaging and pipe in process mode fork lean (sys.ForkArena):
+			// the trampoline of each architecture on its own kernel.
+			args = append(args, "--", "run", "syscall:calls=20000", "kill:ops=200", "rcu:calls=5",
+				"messaging:groups=1,fds=2,loops=20", "pipe:loops=2000", "-r", "2", "--warmup", "0")
 			cmd := exec.Command(bin, args...)
 			cmd.Dir = filepath.Join("..", "..") // kdelta's source tree: the guest binary is built there
 			out, err := cmd.CombinedOutput()

@@ -58,7 +58,10 @@ type leanStart struct {
 // NewForkArena maps an arena with size bytes for ArenaNew and ArenaSlice
 // above a child's stack.
 func NewForkArena(size int) (*ForkArena, error) {
-	size = (size + 4095) &^ 4095
+	// Whole pages (64 KiB on many ppc64le kernels): Lean advises the
+	// memory around the arena, from its ends.
+	page := os.Getpagesize()
+	size = (size + page - 1) &^ (page - 1)
 	mem, err := unix.Mmap(-1, 0, size+rawThreadStack, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
 	if err != nil {
 		return nil, fmt.Errorf("fork arena: mmap %d bytes: %w", size+rawThreadStack, err)
