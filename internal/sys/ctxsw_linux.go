@@ -10,7 +10,7 @@ import (
 // The raw calls of the context_switch workload (the powerpc selftest's
 // yield, pipe and futex tests). Like the messaging worker's calls they are
 // nosplit and call nothing but the nosplit raw system call entry, so a
-// task running them, on a locked thread or forked by ForkRaw, never
+// task running them, on a locked thread or forked (ForkArena.Fork), never
 // reaches a stack check and the Go scheduler never preempts it.
 
 // Futex operations of <linux/futex.h>, the same on every architecture;

@@ -125,7 +125,8 @@ func RawWriteMessages(fds []int, buf []byte, loops int) (int, unix.Errno) {
 	return done, 0
 }
 
-// RawClose closes fd with a raw close(2), for forked children (ForkRaw).
+// RawClose closes fd with a raw close(2), for forked children
+// (ForkArena.Fork).
 //
 //go:nosplit
 //go:norace
@@ -135,7 +136,7 @@ func RawClose(fd int) unix.Errno {
 }
 
 // SharedInt64s maps n int64s of anonymous memory shared with every child
-// forked afterwards (ForkRaw), where children leave their tallies at no
+// forked afterwards (ForkArena.Fork), where children leave their tallies at no
 // cost of a system call, and returns them with the function that unmaps
 // them.
 func SharedInt64s(n int) ([]int64, func() error, error) {

@@ -27,7 +27,7 @@ import (
 // (SCHED_FIFO: kdelta run --fifo, as the seed mail's chrt -f 98).
 //
 // Runtime path. Thread mode runs the tasks on two locked OS threads,
-// process mode forks them without exec (sys.ForkRaw), as the selftest
+// process mode forks them without exec (sys.ForkArena), as the selftest
 // forks. From the start gate to their last handoff the tasks run only
 // nosplit code making raw system calls, and so does the main thread that
 // takes the count once a second (the selftest's SIGALRM handler): no
@@ -739,7 +739,9 @@ func (r *ctxswRun) cleanup() {
 
 // ctxswFork forks the two tasks without exec, each from the main thread
 // pinned to its CPU, so it starts there as the selftest's child does
-// after its sched_setaffinity; the main thread gets its mask back.
+// after its sched_setaffinity; the main thread gets its mask back. The
+// tasks are forked lean (sys.ForkArena), each with its orders copied
+// into the arena; what they share is in ctxswMemory's shared mapping.
 func ctxswFork(tasks [2]*ctxswTask, bodies [2]func(unsafe.Pointer) int, cpus [2]int, allowed []int) ([]int, error) {
 	var pids []int
 	fail := func(err error) ([]int, error) {
@@ -749,12 +751,30 @@ func ctxswFork(tasks [2]*ctxswTask, bodies [2]func(unsafe.Pointer) int, cpus [2]
 		}
 		return nil, fmt.Errorf("context_switch: %w", err)
 	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	arena, err := sys.NewForkArena(4096)
+	if err != nil {
+		return fail(err)
+	}
+	defer arena.Free()
+	for i, a := range tasks {
+		c, err := sys.ArenaNew[ctxswTask](arena)
+		if err != nil {
+			return fail(err)
+		}
+		*c = *a
+		tasks[i] = c
+	}
+	if err := arena.Lean(); err != nil {
+		return fail(err)
+	}
 	for i := range tasks {
 		if err := sys.SetAffinity(0, []int{cpus[i]}); err != nil {
 			_ = sys.SetAffinity(0, allowed)
 			return fail(fmt.Errorf("pin task %d to CPU %d: %w", i+1, cpus[i], err))
 		}
-		pid, err := sys.ForkRaw(bodies[i], unsafe.Pointer(tasks[i]), 0)
+		pid, err := arena.Fork(bodies[i], unsafe.Pointer(tasks[i]), 0)
 		if err != nil {
 			_ = sys.SetAffinity(0, allowed)
 			return fail(err)
