@@ -96,10 +96,7 @@ func leanWait(p unsafe.Pointer) int {
 // heap: no mapping of its own holds a heap object of its parent's, and
 // its anonymous resident memory is a small part of a ForkRaw child's.
 func TestLeanForkLeavesHeap(t *testing.T) {
-	heap := make([]byte, 1<<20)
-	for i := range heap {
-		heap[i] = 1
-	}
+	heap := touchedHeap(1 << 20)
 	arena, err := NewForkArena(4096)
 	if err != nil {
 		t.Fatal(err)
@@ -184,10 +181,7 @@ func leanNothing(p unsafe.Pointer) int { return 0 }
 // ForkRaw child and of a lean one, from this test process with 8 MiB of
 // touched heap (a measured kdelta child has 2-4 MiB).
 func BenchmarkFork(b *testing.B) {
-	heap := make([]byte, 8<<20)
-	for i := range heap {
-		heap[i] = 1
-	}
+	heap := touchedHeap(8 << 20)
 	arena, err := NewForkArena(4096)
 	if err != nil {
 		b.Fatal(err)
@@ -225,4 +219,14 @@ func BenchmarkFork(b *testing.B) {
 		})
 	}
 	runtime.KeepAlive(heap)
+}
+
+// touchedHeap returns n bytes of Go heap, every page written, so that a
+// fork copies their page table entries.
+func touchedHeap(n int) []byte {
+	heap := make([]byte, n)
+	for i := range heap {
+		heap[i] = 1
+	}
+	return heap
 }
