@@ -113,7 +113,10 @@ func ArenaSlice[T any](a *ForkArena, n int) ([]T, error) {
 // and exec's vfork shares its memory. The caller must be locked to its
 // thread (runtime.LockOSThread) and Fork from it.
 func (a *ForkArena) Lean() error {
-	if a.lean != nil || !rawCloneAsm {
+	// Under the race detector a child's sync/atomic calls go through
+	// its shadow memory, which a lean child would not have (context
+	// switch's tasks died before the start): such forks copy it all.
+	if a.lean != nil || !rawCloneAsm || raceEnabled {
 		return nil
 	}
 	ranges, err := anonPrivateRanges()

@@ -721,9 +721,13 @@ func (r *ctxswRun) abort(what string) error {
 	if !r.process {
 		ctxswWait(&r.sh.done, 2, true, ctxswGrace)
 	}
-	_ = r.reap()
+	reaped := r.reap()
 	if err := errors.Join(r.setupErr[:]...); err != nil {
 		return fmt.Errorf("context_switch: pin the tasks to CPUs %d,%d: %w", r.cpus[0], r.cpus[1], err)
+	}
+	if reaped != nil {
+		// A task that died (a signal) reported nothing of its own.
+		return fmt.Errorf("context_switch: %s (%s; %v)", what, ctxswFailure(r.sh), strings.ReplaceAll(reaped.Error(), "\n", "; "))
 	}
 	return fmt.Errorf("context_switch: %s (%s)", what, ctxswFailure(r.sh))
 }

@@ -183,9 +183,13 @@ func TestRCURun(t *testing.T) {
 				if e := r.Info["rcu_expedited"]; e != "0" && e != "not available" {
 					testenv.Skipf(t, "rcu_expedited=%s: expedited grace periods need not wait a jiffy", e)
 				}
+				// The tick that starts a grace period may come late
+				// and the one that ends it on time (3.993 ms at
+				// HZ=250 in CI): a tenth of a jiffy is left for that,
+				// while an expedited one lasts microseconds.
 				for i, v := range l.Raw {
-					if v < floor {
-						t.Errorf("call %d took %.3f ms, less than one jiffy (%.3g ms)", i+1, v, floor)
+					if v < 0.9*floor {
+						t.Errorf("call %d took %.3f ms, less than 0.9 of a jiffy (%.3g ms)", i+1, v, floor)
 					}
 				}
 				if _, warned := r.Info["warning"]; warned {
