@@ -1,9 +1,10 @@
 //go:build !race
 
 // The race detector's instrumentation changes what the Go runtime's own
-// threads do during a window (sysmon switched 17 to 24 times in 140 ms
-// windows under it, 2 to 15 without): these tests are about the build
-// kdelta ships, so the race step leaves them out.
+// threads do during a window (sysmon switched 4 to 24 times in 140 ms
+// windows under it, most of them 17 or more; 2 to 15 without): these
+// tests are about the build kdelta ships, so the race step leaves them
+// out.
 
 package workload
 
