@@ -71,8 +71,7 @@ func TestThreadWindowSysmonSleeps(t *testing.T) {
 		// With OneP: its two looks at the waiting thread's P, what the
 		// GOMAXPROCS changes on either side of the window wake (2 to 8
 		// switches here), and at most one wake-up per 10 ms, sysmon's
-		// longest sleep while the runtime is busy elsewhere (18 in a
-		// 139 ms window under the race detector).
+		// longest sleep while the runtime is busy elsewhere.
 		limit := 8 + int(el/(10*time.Millisecond))
 		t.Logf("sysmon switched %d times in a %v window (at most %d)", n, el.Round(time.Millisecond), limit)
 		if n > limit {

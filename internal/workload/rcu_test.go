@@ -132,9 +132,9 @@ func TestRCURun(t *testing.T) {
 	floor := 1.0 // ms: one jiffy is at least this long for any HZ <= 1000
 	if hz > 0 {
 		floor = 1000 / float64(hz)
-		t.Logf("CONFIG_HZ=%d from %s: every call must last at least one jiffy, %.3g ms", hz, src, floor)
+		t.Logf("CONFIG_HZ=%d from %s: every call must last at least 0.9 of a jiffy (%.3g ms)", hz, src, floor)
 	} else {
-		t.Logf("CONFIG_HZ unknown (no /proc/config.gz or /boot/config): every call must last at least 1 ms, a jiffy at HZ <= 1000")
+		t.Logf("CONFIG_HZ unknown (no /proc/config.gz or /boot/config): every call must last at least 0.9 of 1 ms, a jiffy at HZ <= 1000")
 	}
 	online, err := onlineCPUs("/")
 	if err != nil {
