@@ -178,6 +178,10 @@ race_pkgs=$({
 	go list -f '{{.Dir}}' ./... | grep -E "$race_only" | sed "s|^$PWD/||"
 } | sort -u | sed 's|^|./|')
 echo "race:" $race_pkgs
+# Compile the race-instrumented packages with every core first: the -p 1
+# below builds one package at a time too (on an empty build cache, 314 s
+# for the compile alone against 229 s this way; 4 s when the cache is warm).
+go build -race ./cmd/... ./internal/...
 # The kernel boots of these vm tests (TestVMKexec's loader and second
 # kernel among them) ran in the tests step; under the race
 # detector TestVMEndToEnd's boot covers the console and result-channel
