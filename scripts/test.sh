@@ -256,13 +256,14 @@ done
 lane_a_log=$(mktemp) lane_b_log=$(mktemp)
 (fuzz_lane "${lane_a[@]}") >"$lane_a_log" 2>&1 &
 lane_a_pid=$!
-lane_b_rc=0
-(fuzz_lane "${lane_b[@]}") >"$lane_b_log" 2>&1 || lane_b_rc=$?
-lane_a_rc=0
-wait "$lane_a_pid" || lane_a_rc=$?
+(fuzz_lane "${lane_b[@]}") >"$lane_b_log" 2>&1 &
+lane_b_pid=$!
+fuzz_rc=0
+wait "$lane_a_pid" || fuzz_rc=1
+wait "$lane_b_pid" || fuzz_rc=1
 cat "$lane_a_log" "$lane_b_log"
 rm -f "$lane_a_log" "$lane_b_log"
-if [ "$lane_a_rc" -ne 0 ] || [ "$lane_b_rc" -ne 0 ]; then
+if [ "$fuzz_rc" -ne 0 ]; then
 	echo "a fuzz target failed (above)" >&2
 	exit 1
 fi
