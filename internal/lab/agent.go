@@ -135,7 +135,7 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 	if err := a.firstBeat(ctx, id); err != nil {
 		return fmt.Errorf("%s: %w", l.loc, err)
 	}
-	if err := a.resumeBoots(ctx); err != nil {
+	if err := a.retry(ctx, "resuming boots", transient, func() error { return a.resumeBoots(ctx) }); err != nil {
 		return fmt.Errorf("%s: %w", l.loc, err)
 	}
 	runCtx, stopBeat := context.WithCancel(context.WithoutCancel(ctx))
@@ -167,53 +167,47 @@ func RunAgent(ctx context.Context, opt AgentOptions) error {
 // does not answer: an agent started with its machine may come up before
 // the lab's database, or while it restarts.
 func (a *agent) connect(ctx context.Context, cfg *river.Config) (*Lab, error) {
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		l, err := open(ctx, a.opt.Store, false, cfg)
-		var u unreachable
-		if err == nil || !errors.As(err, &u) {
-			return l, err
-		}
-		if wait == 100*time.Millisecond {
-			a.logf("%v (trying again, up to every 5s)", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(wait):
-		}
-	}
+	var l *Lab
+	down := func(err error) bool { var u unreachable; return errors.As(err, &u) }
+	err := a.retry(ctx, "connecting", down, func() (err error) {
+		l, err = open(ctx, a.opt.Store, false, cfg)
+		return err
+	})
+	return l, err
 }
 
-// firstBeat writes the agent's first heartbeat, trying again with backoff
-// while the database does not answer (it may restart as the agent starts).
+// firstBeat writes the agent's first heartbeat, trying again while the
+// database does not answer (it may restart as the agent starts).
 func (a *agent) firstBeat(ctx context.Context, id string) error {
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		err := a.beat(ctx, id)
-		if err == nil || !transient(err) {
-			return err
-		}
-		a.logf("heartbeat: %v (trying again in %s)", err, wait)
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(wait):
-		}
-	}
+	return a.retry(ctx, "heartbeat", transient, func() error { return a.beat(ctx, id) })
 }
 
-// startClient starts River's client, trying again with backoff while the
-// database does not answer (River listens for new jobs as it starts).
+// startClient starts River's client, trying again after any failure while
+// the database does not answer (River listens for new jobs as it starts).
 func (a *agent) startClient(ctx context.Context) error {
+	err := a.retry(ctx, "starting", func(error) bool { a.dbFailed(); return true }, func() error { return a.lab.client.Start(ctx) })
+	if err != nil {
+		return fmt.Errorf("%s: %w", a.lab.loc, err)
+	}
+	return nil
+}
+
+// retry calls f until it succeeds, fails with an error again does not
+// accept, or ctx ends, waiting 100 ms after the first failure and twice as
+// long after each next one, up to 5 s. Every step of the agent's start
+// that talks to the database goes through it: the database may restart
+// at any of them, and an agent that exits then leaves its jobs to wait
+// for someone to start it again.
+func (a *agent) retry(ctx context.Context, what string, again func(error) bool, f func() error) error {
 	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		err := a.lab.client.Start(ctx)
-		if err == nil {
-			return nil
+		err := f()
+		if err == nil || !again(err) {
+			return err
 		}
-		a.dbFailed()
-		a.logf("starting: %v (trying again in %s)", err, wait)
+		a.logf("%s: %v (trying again in %s)", what, err, wait)
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s: %w", a.lab.loc, err)
+			return err
 		case <-time.After(wait):
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,3 +178,48 @@ func pgCount(t *testing.T, db *sql.DB, query string) int {
 }
 
 func idArg(id int64) string { return strconv.FormatInt(id, 10) }
+
+// An agent whose connection the database drops while the agent starts
+// (PostgreSQL restarting, an administrator ending its session) tries
+// again and starts. Here the drop comes where an agent restarted in the
+// middle of TestLabOfThree once died: at the query for jobs back from a
+// boot, which a lock on lab_boots holds until the connection is ended.
+func TestAgentStartOutlivesDroppedConnection(t *testing.T) {
+	m := newMachine(t)
+	l := newPGLab(t, m)
+	admin := l.open(t, l.admin)
+	tx, err := admin.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec("LOCK TABLE lab_boots IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	p := m.start("agent", "--store", l.as("agent"), "--name", "dropped", "--lease", "2s")
+	defer func() {
+		p.signal(syscall.SIGTERM)
+		if code := p.wait(t, 20*time.Second); code != 0 {
+			t.Errorf("agent after SIGTERM: exit %d\n%s", code, p.stderr.String())
+		}
+	}()
+	var pid int
+	until(t, 30*time.Second, "the agent's start waiting on lab_boots", func() bool {
+		return admin.QueryRow(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+			AND pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%lab_boots%'`).Scan(&pid) == nil
+	}, func() { t.Logf("agent's log:\n%s", p.stderr.String()) })
+	var ended bool
+	if err := admin.QueryRow("SELECT pg_terminate_backend($1)", pid).Scan(&ended); err != nil || !ended {
+		t.Fatalf("pg_terminate_backend(%d): %v %v", pid, ended, err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	until(t, 30*time.Second, "the agent started and beating", func() bool {
+		return strings.Contains(p.stderr.String(), "agent dropped: queue") &&
+			pgCount(t, admin, "SELECT COUNT(*) FROM lab_agents WHERE name = 'dropped' AND stopped = 0") == 1
+	}, func() { t.Logf("agent's log:\n%s", p.stderr.String()) })
+	if log := p.stderr.String(); !strings.Contains(log, "resuming boots: ") || !strings.Contains(log, "57P01") {
+		t.Errorf("the agent's log does not say the dropped query is tried again:\n%s", log)
+	}
+}

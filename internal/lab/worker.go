@@ -398,19 +398,14 @@ func boolInt(b bool) int {
 // next (a boot step's measuring step). It tries again with
 // backoff while the database does not answer.
 func (a *agent) finish(ctx context.Context, job *river.Job[JobArgs], started time.Time, next ...river.InsertManyParams) error {
-	for wait := 100 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-		err := a.complete(ctx, job, started, next)
-		if err == nil || ctx.Err() != nil || !transient(err) {
-			return err
+	again := func(err error) bool {
+		if ctx.Err() != nil || !transient(err) {
+			return false
 		}
 		a.dbFailed()
-		a.logf("job %d: completing: %v (trying again in %s)", job.ID, err, wait)
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
+		return true
 	}
+	return a.retry(ctx, fmt.Sprintf("job %d: completing", job.ID), again, func() error { return a.complete(ctx, job, started, next) })
 }
 
 var errNotRunning = errors.New("the job was handed back while it ran")
