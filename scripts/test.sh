@@ -214,19 +214,34 @@ step "fuzz every parser briefly"
 # found (golang/go#56238 and its kin). A failure prints the fuzzer's own
 # words; a crasher the fuzzer found is written under testdata/fuzz and shown.
 # A failure that left no crasher is the engine's, and gets one more try.
-# Two lanes of packages side by side: much of a target's time is the go
-# command's and the engine's start, so two lanes take 68 s where one took
-# 100 here. Each lane's output is printed whole once both have ended.
+# Each package's instrumented test binary is built once (go test -c -fuzz)
+# and run for each of its targets as go test would run it, from the
+# package's directory with go test's corpus cache: go test -fuzz links the
+# binary again for every target, 1.2 of the 1.8 s a target took here.
+# Two lanes of packages side by side, each lane's output printed whole
+# once both have ended.
+fuzz_bins=$(mktemp -d)
+fuzz_cache="$(go env GOCACHE)/fuzz"
 fuzz_lane() {
 	trap - EXIT
-	local fuzzlog pkg dir fz ok try new f
+	local fuzzlog pkg dir bin fz ok try new f
 	fuzzlog=$(mktemp)
 	for pkg in "$@"; do
 		dir=$(go list -f '{{.Dir}}' "$pkg")
-		for fz in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //'); do
+		fz=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
+		[ -n "$fz" ] || continue
+		bin="$fuzz_bins/$(echo "$pkg" | tr / _).test"
+		if ! go test -c -fuzz . -o "$bin" "$pkg" >"$fuzzlog" 2>&1; then
+			echo "$pkg: building its fuzz test binary failed:"
+			cat "$fuzzlog"
+			rm -f "$fuzzlog"
+			return 1
+		fi
+		for fz in $fz; do
 			ok=
 			for try in 1 2; do
-				if go test -run '^$' -fuzz "^${fz}\$" -fuzztime 5000x "$pkg" >"$fuzzlog" 2>&1; then
+				if (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${fz}\$" -test.fuzztime 5000x \
+					-test.fuzzcachedir "$fuzz_cache/$pkg" -test.timeout 10m) >"$fuzzlog" 2>&1; then
 					ok=1
 					break
 				fi
@@ -248,7 +263,10 @@ fuzz_lane() {
 	done
 	rm -f "$fuzzlog"
 }
-fuzz_pkgs=($(go list ./...))
+# The packages with fuzz targets, alternately in one lane and the other.
+fuzz_pkgs=($(go list -f '{{.ImportPath}} {{.Dir}}' ./... | while read -r pkg dir; do
+	! grep -q '^func Fuzz' "$dir"/*_test.go 2>/dev/null || echo "$pkg"
+done))
 lane_a=() lane_b=()
 for i in "${!fuzz_pkgs[@]}"; do
 	if ((i % 2)); then lane_a+=("${fuzz_pkgs[$i]}"); else lane_b+=("${fuzz_pkgs[$i]}"); fi
@@ -262,7 +280,7 @@ fuzz_rc=0
 wait "$lane_a_pid" || fuzz_rc=1
 wait "$lane_b_pid" || fuzz_rc=1
 cat "$lane_a_log" "$lane_b_log"
-rm -f "$lane_a_log" "$lane_b_log"
+rm -rf "$lane_a_log" "$lane_b_log" "$fuzz_bins"
 if [ "$fuzz_rc" -ne 0 ]; then
 	echo "a fuzz target failed (above)" >&2
 	exit 1
