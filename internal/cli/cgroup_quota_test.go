@@ -183,8 +183,10 @@ func TestQuotaRegressedOneSessionEach(t *testing.T) {
 	// Runs of 0.3 s or more: a run shorter than the quota's period may
 	// end before it is throttled. A getppid costs 250 ns on one machine
 	// and 1,050 ns on another, so the calls are sized by this one's.
+	// pipe's 40,000 round trips take 0.3 s where one costs 8 us, 0.6 s
+	// where it costs 16.
 	calls := callsFor(t, 400*time.Millisecond)
-	setup := []string{fmt.Sprintf("syscall:calls=%d", calls), "pipe:loops=80000,cpus=same", "-r", "5", "--cpus", "0"}
+	setup := []string{fmt.Sprintf("syscall:calls=%d", calls), "pipe:loops=40000,cpus=same", "-r", "5", "--cpus", "0"}
 	// Every kdelta runs in a cgroup of the largest weight, the free one
 	// or the one with the quota. On a machine busy with other work (CI's
 	// other test packages), a run of the default weight gets a part of
@@ -211,7 +213,7 @@ func TestQuotaRegressedOneSessionEach(t *testing.T) {
 		t.Helper()
 		return exe("data", "sh", append([]string{"-c", `echo $$ > "$0" && exec "$@"`, join, bin}, args...)...)
 	}
-	t.Logf("kdelta calibrate:\n%s", in(freeJoin, append([]string{"calibrate", "--sessions", "4"}, setup...)...))
+	t.Logf("kdelta calibrate:\n%s", in(freeJoin, append([]string{"calibrate", "--sessions", "3"}, setup...)...))
 	free, limited := filepath.Join(dir, "free.json"), filepath.Join(dir, "quota.json")
 	run := append(append([]string{"run"}, setup...), "--no-store", "--counters", "none", "--monitor", "none", "-o")
 	in(freeJoin, append(run, free)...)
