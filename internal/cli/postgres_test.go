@@ -165,7 +165,7 @@ func TestSIGINTPgbenchLeavesNothing(t *testing.T) {
 // Each transaction is a round trip between a client connection and its
 // backend, so the two sides switch about equally often.
 func TestPgbenchCountsServer(t *testing.T) {
-	spec := "pgbench:scale=1,duration=2s,clients=2,jobs=2,script=select-only"
+	spec := "pgbench:scale=1,duration=1s,clients=2,jobs=2,script=select-only"
 	needPgbench(t, spec)
 	pgTmp(t)
 	path := filepath.Join(t.TempDir(), "f.json")
@@ -204,7 +204,7 @@ var claim = regexp.MustCompile(`(?m) vs A: .* (improved|regressed)$`)
 // claimed a change in one fresh-clone CI run of two. The other metrics'
 // verdicts are logged.
 func TestPgbenchAA(t *testing.T) {
-	spec := "pgbench:scale=1,duration=2s,clients=2,jobs=2,script=select-only"
+	spec := "pgbench:scale=1,duration=1s,clients=2,jobs=2,script=select-only"
 	needPgbench(t, spec)
 	pgTmp(t)
 	dir := t.TempDir()
