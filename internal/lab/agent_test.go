@@ -80,7 +80,7 @@ func TestOneMachine(t *testing.T) {
 func TestKilledAgentResumes(t *testing.T) {
 	m := newMachine(t)
 	const runs = 10
-	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=1500000", "-r", strconv.Itoa(runs), "--warmup", "0"))
+	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=600000", "-r", strconv.Itoa(runs), "--warmup", "0"))
 	db := m.sqlite()
 	p := m.start("agent", "--lease", "1s")
 	until(t, 30*time.Second, "two runs stored", func() bool {
@@ -119,7 +119,7 @@ func TestKilledAgentResumes(t *testing.T) {
 func TestSIGTERMHandsBack(t *testing.T) {
 	m := newMachine(t)
 	const runs = 12
-	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=1500000", "-r", strconv.Itoa(runs), "--warmup", "0"))
+	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=600000", "-r", strconv.Itoa(runs), "--warmup", "0"))
 	db := m.sqlite()
 	p := m.start("agent")
 	until(t, 30*time.Second, "a run stored", func() bool {
@@ -244,7 +244,7 @@ func TestBadInput(t *testing.T) {
 func TestCancelRetry(t *testing.T) {
 	m := newMachine(t)
 	const runs = 10
-	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=1500000", "-r", strconv.Itoa(runs), "--warmup", "0"))
+	ids, _ := jobIDs(t, m.ok("submit", "--", "run", "syscall:calls=600000", "-r", strconv.Itoa(runs), "--warmup", "0"))
 	id := strconv.FormatInt(ids[0], 10)
 	db := m.sqlite()
 	p := m.start("agent")

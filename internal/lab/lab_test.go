@@ -136,7 +136,7 @@ func TestLabOfThree(t *testing.T) {
 	}()
 	// The knob job first, on lab-c, with runs long enough to kill it in.
 	submit("--on", "lab-c", "--", "ab", "--variant", "a:"+wakeKnob+"="+other, "--variant", "b:"+wakeKnob+"="+orig,
-		"-r", "3", "--warmup", "0", "--", "syscall:calls=5000000")
+		"-r", "3", "--warmup", "0", "--", "syscall:calls=2000000")
 	abJob := ids[0]
 	want[abJob] = 3
 	for i := 0; i < 9; i++ {
