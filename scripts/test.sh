@@ -195,7 +195,7 @@ CGO_ENABLED=1 go build -race ./cmd/... ./internal/...
 # detector TestVMEndToEnd's boot covers the console and result-channel
 # goroutines they share, at a third of the time.
 # TestContextSwitchOneSwitchPerHandoff starts many race-instrumented
-# children (20 s here) through the workload code the other tests drive
+# children (18 of them, each a 50,000-switch run) through the workload code the other tests drive
 # too. TestStubsMatchLinux type-checks the package
 # for four systems (20 s or more under the race detector) and starts no
 # goroutine. TestVMJobUntilConclusive's four boots run in the agent's

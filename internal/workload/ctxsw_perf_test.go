@@ -28,7 +28,7 @@ func TestContextSwitchOneSwitchPerHandoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	// CPU 1, as the seed mail's runs and bench/fidelity.sh.
-	const cpu, n = 1, 200000
+	const cpu, n = 1, 50000
 	for _, test := range []string{"yield", "pipe", "futex"} {
 		for _, mode := range []string{"thread", "process"} {
 			t.Run(test+"/"+mode, func(t *testing.T) {
