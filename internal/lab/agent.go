@@ -182,8 +182,9 @@ func (a *agent) firstBeat(ctx context.Context, id string) error {
 	return a.retry(ctx, "heartbeat", transient, func() error { return a.beat(ctx, id) })
 }
 
-// startClient starts River's client, trying again after any failure while
-// the database does not answer (River listens for new jobs as it starts).
+// startClient starts River's client, trying again after any failure (River
+// listens for new jobs as it starts, and fails while the database does
+// not answer).
 func (a *agent) startClient(ctx context.Context) error {
 	err := a.retry(ctx, "starting", func(error) bool { a.dbFailed(); return true }, func() error { return a.lab.client.Start(ctx) })
 	if err != nil {
@@ -192,9 +193,9 @@ func (a *agent) startClient(ctx context.Context) error {
 	return nil
 }
 
-// retry calls f until it succeeds, fails with an error again does not
-// accept, or ctx ends, waiting 100 ms after the first failure and twice as
-// long after each next one, up to 5 s. Every step of the agent's start
+// retry calls f until it succeeds, fails with an error for which again
+// says no, or ctx ends. It waits 100 ms after the first failure and twice
+// as long after each next one, up to 5 s, and logs each failure. Every step of the agent's start
 // that talks to the database goes through it: the database may restart
 // at any of them, and an agent that exits then leaves its jobs to wait
 // for someone to start it again.
