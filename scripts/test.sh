@@ -43,20 +43,31 @@ missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# apt-get runs in the background while the checks and builds below, which
+# need only Go, take the CPU: on a fresh machine it is mostly downloads and
+# unpacking (133 s here), and those steps compile every package for six
+# targets. The PostgreSQL step waits for it and prints its output.
+apt_log=$(mktemp)
+apt_pid=
 if ((${#missing[@]})); then
 	if [ "$(id -u)" -ne 0 ]; then
 		echo "missing packages ${missing[*]}: run as root so they can be installed" >&2
 		exit 2
 	fi
-	# A mirror can be mid-sync for a minute: try a few times.
-	for try in 1 2 3 4; do
-		if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; then
-			break
-		fi
-		[ "$try" -lt 4 ] || exit 1
-		echo "apt-get failed (try $try); again in 20 s" >&2
-		sleep 20
-	done
+	echo "installing ${missing[*]} (in the background)"
+	(
+		trap - EXIT
+		# A mirror can be mid-sync for a minute: try a few times.
+		for try in 1 2 3 4; do
+			if apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null; then
+				exit 0
+			fi
+			[ "$try" -lt 4 ] || exit 1
+			echo "apt-get failed (try $try); again in 20 s" >&2
+			sleep 20
+		done
+	) >"$apt_log" 2>&1 &
+	apt_pid=$!
 fi
 go mod download
 # benchstat, to check that kdelta's benchfmt output reads back; staticcheck
@@ -75,17 +86,6 @@ export CI=${CI:-true}
 # binaries and the tests share one compile of every package (on an empty
 # build cache a compile of kdelta and its modules is some 140 s of CPU).
 export CGO_ENABLED=0
-
-step "PostgreSQL on loopback for the store tests"
-# A throwaway cluster in a temporary directory; stopped when the tests end.
-eval "$(./scripts/postgres.sh)"
-trap 'summary; ./scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
-echo "store tests use $KDELTA_TEST_POSTGRES"
-
-step "a Debian cloud kernel for the qemu tests"
-KDELTA_TEST_KERNEL=$(./scripts/vm-kernel.sh)
-export KDELTA_TEST_KERNEL
-echo "vm tests boot $KDELTA_TEST_KERNEL"
 
 step "format, vet, staticcheck, deadcode, go mod tidy"
 unformatted=$(gofmt -l cmd internal bench)
@@ -138,6 +138,28 @@ darwin_tests=$(mktemp -d)
 CGO_ENABLED=0 GOOS=darwin GOARCH=arm64 go test -c -o "$darwin_tests/" "${analysis[@]}"
 rm -rf "$darwin_tests"
 echo "darwin/arm64 ok"
+
+step "the packages installed, and PostgreSQL on loopback for the store tests"
+if [ -n "$apt_pid" ]; then
+	apt_rc=0
+	wait "$apt_pid" || apt_rc=$?
+	cat "$apt_log"
+	if [ "$apt_rc" -ne 0 ]; then
+		echo "apt-get could not install ${missing[*]}" >&2
+		exit 1
+	fi
+	echo "installed ${missing[*]}"
+fi
+rm -f "$apt_log"
+# A throwaway cluster in a temporary directory; stopped when the tests end.
+eval "$(./scripts/postgres.sh)"
+trap 'summary; ./scripts/postgres.sh stop >/dev/null 2>&1 || true' EXIT
+echo "store tests use $KDELTA_TEST_POSTGRES"
+
+step "a Debian cloud kernel for the qemu tests"
+KDELTA_TEST_KERNEL=$(./scripts/vm-kernel.sh)
+export KDELTA_TEST_KERNEL
+echo "vm tests boot $KDELTA_TEST_KERNEL"
 
 # The race step below skips these tests (see there); they run here, once.
 race_skip='^(TestVMKexec|TestKVMAbortFallsBack|TestKVMAbortCLI|TestVMModules|TestRPMKernel|TestContextSwitchOneSwitchPerHandoff|TestStubsMatchLinux|TestVMJobUntilConclusive)$'
