@@ -255,7 +255,7 @@ fuzz_lane() {
 	local fuzzlog pkg dir bin fz ok try new f
 	fuzzlog=$(mktemp)
 	for pkg in "$@"; do
-		dir=$(go list -f '{{.Dir}}' "$pkg")
+		dir=${pkg#*=} pkg=${pkg%%=*}
 		fz=$(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$dir"/*_test.go 2>/dev/null | sed 's/^func //' || true)
 		[ -n "$fz" ] || continue
 		bin="$fuzz_bins/$(echo "$pkg" | tr / _).test"
@@ -291,9 +291,10 @@ fuzz_lane() {
 	done
 	rm -f "$fuzzlog"
 }
-# The packages with fuzz targets, alternately in one lane and the other.
-fuzz_pkgs=($(go list -f '{{.ImportPath}} {{.Dir}}' ./... | while read -r pkg dir; do
-	! grep -q '^func Fuzz' "$dir"/*_test.go 2>/dev/null || echo "$pkg"
+# The packages with fuzz targets (as path=directory), alternately in one
+# lane and the other.
+fuzz_pkgs=($(go list -f '{{.ImportPath}}={{.Dir}}' ./... | while IFS= read -r pd; do
+	! grep -q '^func Fuzz' "${pd#*=}"/*_test.go 2>/dev/null || echo "$pd"
 done))
 lane_a=() lane_b=()
 for i in "${!fuzz_pkgs[@]}"; do
