@@ -132,9 +132,9 @@ func TestRCURun(t *testing.T) {
 	floor := 1.0 // ms: one jiffy is at least this long for any HZ <= 1000
 	if hz > 0 {
 		floor = 1000 / float64(hz)
-		t.Logf("CONFIG_HZ=%d from %s: every call must last at least 0.9 of a jiffy (%.3g ms)", hz, src, floor)
+		t.Logf("CONFIG_HZ=%d from %s: every call must last at least half a jiffy (%.3g ms)", hz, src, floor)
 	} else {
-		t.Logf("CONFIG_HZ unknown (no /proc/config.gz or /boot/config): every call must last at least 0.9 of 1 ms, a jiffy at HZ <= 1000")
+		t.Logf("CONFIG_HZ unknown (no /proc/config.gz or /boot/config): every call must last at least half of 1 ms, a jiffy at HZ <= 1000")
 	}
 	online, err := onlineCPUs("/")
 	if err != nil {
@@ -185,11 +185,12 @@ func TestRCURun(t *testing.T) {
 				}
 				// The tick that starts a grace period may come late
 				// and the one that ends it on time (3.993 ms at
-				// HZ=250 in CI): a tenth of a jiffy is left for that,
-				// while an expedited one lasts microseconds.
+				// HZ=250 in CI, 3.368 ms in another CI run): half a
+				// jiffy is left for that, while an expedited one
+				// lasts microseconds.
 				for i, v := range l.Raw {
-					if v < 0.9*floor {
-						t.Errorf("call %d took %.3f ms, less than 0.9 of a jiffy (%.3g ms)", i+1, v, floor)
+					if v < 0.5*floor {
+						t.Errorf("call %d took %.3f ms, less than half a jiffy (%.3g ms)", i+1, v, floor)
 					}
 				}
 				if _, warned := r.Info["warning"]; warned {
