@@ -280,3 +280,61 @@ func TestPipeProcessModeQuiet(t *testing.T) {
 		t.Errorf("the measured child's threads switched %d times inside the window, want at most 1", total)
 	}
 }
+
+// TestMessagingForkerQuiet guards messaging's process mode: its workers
+// are forked, then woken and reaped, by a single-threaded lean child of
+// the measured child (the forker, as perf's main process), so that they
+// inherit none of the Go runtime's scheduling history; inside the window
+// the measured child's own threads wait without switching.
+func TestMessagingForkerQuiet(t *testing.T) {
+	const fds = 20
+	cmd, _, child := startMeasured(t, "messaging:ipc=pipe,groups=1,loops=4000")
+	time.Sleep(300 * time.Millisecond)
+	before, t0 := threadSwitches(child), time.Now()
+	forkers := childrenOf(child)
+	var workers []string
+	forkerThreads := 0
+	if len(forkers) == 1 {
+		workers = childrenOf(forkers[0])
+		forkerThreads = len(perThread(forkers[0], "stat", func(string) int { return 0 }))
+	}
+	time.Sleep(700 * time.Millisecond)
+	after, el := threadSwitches(child), time.Since(t0)
+	stillForker := len(forkers) == 1 && len(childrenOf(forkers[0])) == 2*fds
+	interrupt(t, cmd)
+	total := 0
+	for tid, a := range after {
+		if b, ok := before[tid]; ok {
+			total += a - b
+		}
+	}
+	t.Logf("messaging process mode: the measured child's children %v, the forker's threads %d and children %d; the child's %d threads switched %d times in %v of window",
+		forkers, forkerThreads, len(workers), len(after), total, el.Round(time.Millisecond))
+	if len(forkers) != 1 || forkerThreads != 1 || len(workers) != 2*fds {
+		t.Fatalf("want one single-threaded forker with %d workers: children %v, forker threads %d, its children %d", 2*fds, forkers, forkerThreads, len(workers))
+	}
+	if !stillForker || len(after) == 0 {
+		t.Fatalf("the window ended before the second reading (%d threads read)", len(after))
+	}
+	if total > 1 {
+		t.Errorf("the measured child's threads switched %d times inside the window, want at most 1", total)
+	}
+}
+
+// childrenOf lists the live processes whose parent is pid.
+func childrenOf(pid string) []string {
+	var kids []string
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		s := string(stat)
+		i := strings.LastIndexByte(s, ')')
+		if err != nil || i < 0 {
+			continue
+		}
+		if f := strings.Fields(s[i+1:]); len(f) > 1 && f[0] != "Z" && f[1] == pid {
+			kids = append(kids, e.Name())
+		}
+	}
+	return kids
+}

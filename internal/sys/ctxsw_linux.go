@@ -103,13 +103,14 @@ func RawWriteToken(fd int, tok *byte) unix.Errno {
 
 // RawMonotonicNs reads CLOCK_MONOTONIC, in nanoseconds, with a raw
 // clock_gettime(2): a system call, not the vDSO, but one that a nosplit
-// loop can make (once a second, as the selftest's alarm handler runs).
+// loop can make (once a second, as the selftest's alarm handler runs),
+// on a raw thread too.
 //
 //go:nosplit
+//go:norace
 func RawMonotonicNs() int64 {
 	var ts unix.Timespec
-	unix.RawSyscall(unix.SYS_CLOCK_GETTIME, unix.CLOCK_MONOTONIC, uintptr(unsafe.Pointer(&ts)), 0)
-	return int64(ts.Sec)*1e9 + int64(ts.Nsec)
+	return rawMonotonic(&ts)
 }
 
 // ETIMEDOUT is the errno of a futex wait whose time ran out.

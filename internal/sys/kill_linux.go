@@ -176,18 +176,26 @@ func WaitChild(pid int) error {
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		switch {
-		case err != nil:
+		if err != nil {
 			return fmt.Errorf("wait4 %d: %w", pid, err)
-		case ws.Exited() && ws.ExitStatus() == 0:
-			return nil
-		case ws.Exited():
-			return fmt.Errorf("process %d exited with status %d", pid, ws.ExitStatus())
-		case ws.Signaled():
-			return fmt.Errorf("process %d killed by %v", pid, ws.Signal())
-		default:
-			return fmt.Errorf("process %d: wait status %#x", pid, uint32(ws))
 		}
+		return ExitError(pid, uint32(ws))
+	}
+}
+
+// ExitError says how child pid ended from its wait status: nil for an
+// exit with status 0, else an error naming its status or signal.
+func ExitError(pid int, status uint32) error {
+	ws := unix.WaitStatus(status)
+	switch {
+	case ws.Exited() && ws.ExitStatus() == 0:
+		return nil
+	case ws.Exited():
+		return fmt.Errorf("process %d exited with status %d", pid, ws.ExitStatus())
+	case ws.Signaled():
+		return fmt.Errorf("process %d killed by %v", pid, ws.Signal())
+	default:
+		return fmt.Errorf("process %d: wait status %#x", pid, status)
 	}
 }
 

@@ -41,5 +41,8 @@ func ForkPauser() (pid int, err error) { return 0, ErrNotLinux }
 // WaitChild reports that kdelta's children are Linux's.
 func WaitChild(pid int) error { return ErrNotLinux }
 
+// ExitError reports that kdelta's children are Linux's.
+func ExitError(pid int, status uint32) error { return ErrNotLinux }
+
 // WaitGone reports that kdelta's children are Linux's.
 func WaitGone(pid int) error { return ErrNotLinux }

@@ -32,7 +32,7 @@ import (
 type ForkArena struct {
 	mem   []byte
 	used  int // bytes handed out from the start
-	start *leanStart
+	start *LeanStart
 	// lean lists the ranges marked MADV_DONTFORK, to be marked
 	// MADV_DOFORK again by Unlean.
 	lean [][2]uintptr
@@ -47,12 +47,16 @@ type ForkArena struct {
 // fork) and kills the child with SIGSEGV if it cannot.
 const tcbSpan = 128 << 10
 
-// leanStart is what a lean child finds on its stack: its body, the
-// body's argument and the pid of the process that forked it.
-type leanStart struct {
-	body func(unsafe.Pointer) int
-	arg  unsafe.Pointer
-	ppid uintptr
+// A LeanStart is a lean child's start: its body, the body's argument,
+// the signal its end sends its parent, its stack, the thread pointer of
+// the thread Lean ran on (or 0), which the forking thread must have, and
+// the pid of the process that forked it, set at the fork.
+type LeanStart struct {
+	body       func(unsafe.Pointer) int
+	arg        unsafe.Pointer
+	exitSignal uintptr
+	sp, tp     uintptr
+	ppid       uintptr
 }
 
 // NewForkArena maps an arena with size bytes for ArenaNew and ArenaSlice
@@ -67,7 +71,7 @@ func NewForkArena(size int) (*ForkArena, error) {
 		return nil, fmt.Errorf("fork arena: mmap %d bytes: %w", size+rawThreadStack, err)
 	}
 	a := &ForkArena{mem: mem}
-	if a.start, err = ArenaNew[leanStart](a); err != nil {
+	if a.start, err = ArenaNew[LeanStart](a); err != nil {
 		_ = unix.Munmap(mem)
 		return nil, err
 	}
@@ -182,23 +186,74 @@ func (a *ForkArena) Unlean() error {
 // trampoline it is ForkRaw, on the caller's stack; Lean then marks
 // nothing.
 func (a *ForkArena) Fork(body func(arg unsafe.Pointer) int, arg unsafe.Pointer, exitSignal syscall.Signal) (pid int, err error) {
-	if !rawCloneAsm {
-		return ForkRaw(body, arg, exitSignal)
-	}
-	if a.lean != nil && threadPointer() != a.tp {
-		return 0, fmt.Errorf("fork arena: Fork on another thread than Lean's (lock the goroutine to its thread)")
-	}
-	*a.start = leanStart{body: body, arg: arg, ppid: uintptr(unix.Getpid())}
-	sp := uintptr(unsafe.Pointer(&a.mem[len(a.mem)-16-128]))
+	*a.start = a.startOf(body, arg, exitSignal, nil)
 	err = withSignalsBlocked(func() error {
-		r, e := rawClone(uintptr(exitSignal), sp, nil, leanChild, unsafe.Pointer(a.start))
-		if e != 0 {
-			return fmt.Errorf("fork: %w", unix.Errno(e))
+		r, e := ForkPrepared(a.start)
+		if e == unix.EXDEV {
+			return fmt.Errorf("fork arena: Fork on another thread than Lean's (lock the goroutine to its thread)")
 		}
-		pid = int(r)
+		if e != 0 {
+			return fmt.Errorf("fork: %w", e)
+		}
+		pid = r
 		return nil
 	})
 	return pid, err
+}
+
+// Prepare readies, in the arena, the start of a child that ForkPrepared
+// forks later, on any thread and in any lean child of this arena: body(arg)
+// under Fork's rules, on the arena's stack or, given one, on stack (an
+// ArenaSlice), which a child that forks children of its own needs: they
+// start on the arena's.
+func (a *ForkArena) Prepare(body func(arg unsafe.Pointer) int, arg unsafe.Pointer, exitSignal syscall.Signal, stack []byte) (*LeanStart, error) {
+	s, err := ArenaNew[LeanStart](a)
+	if err != nil {
+		return nil, err
+	}
+	*s = a.startOf(body, arg, exitSignal, stack)
+	return s, nil
+}
+
+// startOf is the start of a child running body(arg) on stack, or on the
+// arena's own stack.
+func (a *ForkArena) startOf(body func(arg unsafe.Pointer) int, arg unsafe.Pointer, exitSignal syscall.Signal, stack []byte) LeanStart {
+	if stack == nil {
+		stack = a.mem
+	}
+	// The stack starts with room for the first frame (see StartRawThread).
+	s := LeanStart{body: body, arg: arg, exitSignal: uintptr(exitSignal), sp: uintptr(unsafe.Pointer(&stack[len(stack)-16-128]))}
+	if a.lean != nil {
+		s.tp = a.tp
+	}
+	return s
+}
+
+// ForkPrepared forks the child s describes (ForkArena.Prepare), as Fork
+// does, and returns its pid or the errno: EXDEV on another thread than
+// Lean's. It is nosplit code making raw calls, for a raw thread
+// (StartRawThread) started by the thread that ran Lean, which keeps that
+// thread's thread pointer and has every signal blocked, as the child must
+// start; or for a lean child forking children of its own. A child forked
+// by a raw thread gets its death signal when that thread exits, not the
+// process. Elsewhere the caller blocks the signals (Fork does). Where the
+// architecture has no clone trampoline the child is forked on the
+// caller's stack (ForkRaw).
+//
+//go:nosplit
+//go:norace
+func ForkPrepared(s *LeanStart) (pid int, e unix.Errno) {
+	r, _ := rawsys6(unix.SYS_GETPID, 0, 0, 0, 0, 0, 0)
+	s.ppid = r
+	if !rawCloneAsm {
+		r, e := forkRaw(s.body, s.arg, s.ppid, s.exitSignal)
+		return int(r), e
+	}
+	if s.tp != 0 && threadPointer() != s.tp {
+		return 0, unix.EXDEV
+	}
+	r, errno := rawClone(s.exitSignal, s.sp, nil, leanChild, unsafe.Pointer(s))
+	return int(r), unix.Errno(errno)
 }
 
 // leanChild is a lean child's life: the death signal, body and exit.
@@ -206,7 +261,7 @@ func (a *ForkArena) Fork(body func(arg unsafe.Pointer) int, arg unsafe.Pointer, 
 //go:nosplit
 //go:norace
 func leanChild(p unsafe.Pointer) {
-	s := (*leanStart)(p)
+	s := (*LeanStart)(p)
 	rawsys6(unix.SYS_PRCTL, unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0, 0)
 	code := 1
 	// The parent may have died before the prctl.

@@ -30,5 +30,16 @@ func (a *ForkArena) Fork(body func(arg unsafe.Pointer) int, arg unsafe.Pointer, 
 	return 0, ErrNotLinux
 }
 
+// A LeanStart is a lean child's start, on Linux.
+type LeanStart struct{}
+
+// Prepare reports that the raw fork is Linux's.
+func (a *ForkArena) Prepare(body func(arg unsafe.Pointer) int, arg unsafe.Pointer, exitSignal syscall.Signal, stack []byte) (*LeanStart, error) {
+	return nil, ErrNotLinux
+}
+
+// ForkPrepared answers ENOSYS: the raw fork is Linux's.
+func ForkPrepared(s *LeanStart) (pid int, e syscall.Errno) { return 0, syscall.ENOSYS }
+
 // Free has nothing to unmap.
 func (a *ForkArena) Free() error { return nil }

@@ -135,6 +135,43 @@ func RawClose(fd int) unix.Errno {
 	return e
 }
 
+// RawPair makes one blocking, close-on-exec pair as Pipe or SocketPair
+// does, with raw calls, for a raw thread: the first fd is read, the
+// second written.
+//
+//go:nosplit
+//go:norace
+func RawPair(pipe bool) (r, w int, e unix.Errno) {
+	var fds [2]int32
+	var errno uintptr
+	if pipe {
+		_, errno = rawsys6(unix.SYS_PIPE2, uintptr(unsafe.Pointer(&fds)), unix.O_CLOEXEC, 0, 0, 0, 0)
+	} else {
+		_, errno = rawsys6(unix.SYS_SOCKETPAIR, unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0, uintptr(unsafe.Pointer(&fds)), 0, 0)
+	}
+	if errno != 0 {
+		return -1, -1, unix.Errno(errno)
+	}
+	return int(fds[0]), int(fds[1]), 0
+}
+
+// RawWait4 reaps child pid, whatever signal it ends with (__WALL), with a
+// raw wait4(2) retried on EINTR, and returns its wait status
+// (ExitError says what it means) or the errno.
+//
+//go:nosplit
+//go:norace
+func RawWait4(pid int) (status uint32, e unix.Errno) {
+	for {
+		var ws uint32
+		_, errno := rawsys6(unix.SYS_WAIT4, uintptr(pid), uintptr(unsafe.Pointer(&ws)), unix.WALL, 0, 0, 0)
+		if errno == uintptr(unix.EINTR) {
+			continue
+		}
+		return ws, unix.Errno(errno)
+	}
+}
+
 // SharedInt64s maps n int64s of anonymous memory shared with every child
 // forked afterwards (ForkArena.Fork), where children leave their tallies at no
 // cost of a system call, and returns them with the function that unmaps

@@ -30,6 +30,12 @@ func RawWriteMessages(fds []int, buf []byte, loops int) (int, syscall.Errno) {
 // RawClose answers ENOSYS: the raw calls are Linux's.
 func RawClose(fd int) syscall.Errno { return syscall.ENOSYS }
 
+// RawPair answers ENOSYS: the raw calls are Linux's.
+func RawPair(pipe bool) (r, w int, e syscall.Errno) { return -1, -1, syscall.ENOSYS }
+
+// RawWait4 answers ENOSYS: the raw calls are Linux's.
+func RawWait4(pid int) (status uint32, e syscall.Errno) { return 0, syscall.ENOSYS }
+
 // SharedInt64s reports that the memory kdelta shares with forked children
 // is Linux's.
 func SharedInt64s(n int) ([]int64, func() error, error) { return nil, nil, ErrNotLinux }

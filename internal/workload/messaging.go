@@ -485,11 +485,38 @@ func msgForkedSender(p unsafe.Pointer) int {
 // SIG_DFL, while a Go parent catches SIGCHLD and would run a handler for
 // each. The children are forked lean (sys.ForkArena): none of them
 // carries a copy of the Go heap, so each is about as small as perf's.
+//
+// They are forked by a lean child of their own, the forker, which then
+// runs the barrier, the timed window and the reaping (msgForkAll), as
+// perf's main process does; a raw thread of this process forks it and
+// waits for it, and this thread waits for that thread. A child inherits
+// its forker's scheduling history, and neither this process nor a raw
+// thread in it would do as the forker:
+//   - From Go code, forking 400 children takes longer than the 10 ms after
+//     which the scheduler preempts a goroutine, and each preemption of the
+//     locked thread hands its P to another runtime thread with a futex
+//     wake-up. Each wake-up of a different task raises the forker's
+//     wakee_flips, which every child copies and which the scheduler's
+//     wake_wide() weighs at the child's wake-ups: the children of a Go
+//     forker started with 8 to over 63 flips, hackbench's with 9 to 14,
+//     and they migrated more.
+//   - A fork of this process, even from a raw thread, copies a memory map
+//     of some 70 areas, drops the 29 that Lean marked and wakes runtime
+//     threads waiting for the map; the tree's dropped nodes are freed
+//     after an RCU grace period, and the grace periods' wake-ups of
+//     rcu_preempt at the timer tick land on the forking thread: 19 in
+//     400 forks against hackbench's 3, and its children's flips still
+//     rose to 38.
+//
+// The forker is one thread with the lean memory map a child of this
+// process has, so it forks as a small C program does.
 func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	workers := c.workers()
-	// Only the main thread blocks in raw calls here (the ready reads);
-	// reaping goes through the runtime's blocking path.
+	// Where there are no raw threads this thread forks the forker and
+	// blocks in wait4 for it, a raw call.
 	Prepare(1)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 
 	var fds msgFds
 	defer func() { fds.close() }()
@@ -497,19 +524,23 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	if err != nil {
 		return 0, msgResult{}, err
 	}
-	tally, unmap, err := sys.SharedInt64s(workers)
+	// The workers' tallies, then the forker's report (msgReport).
+	shared, unmap, err := sys.SharedInt64s(workers + msgReportLen)
 	if err != nil {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
 	defer unmap()
-	// Every worker's orders, its message buffer and its group's write
-	// ends are in the arena, the one private memory a lean child keeps.
-	arena, err := sys.NewForkArena(c.size + workers*int(unsafe.Sizeof(msgForked{})+8) + workers*8 + 4096)
+	tally, report := shared[:workers], msgReport(shared[workers:])
+	// Every worker's orders and start, the forker's, its stack, the
+	// message buffer and a group's write ends are in the arena, the one
+	// private memory a lean child keeps.
+	each := unsafe.Sizeof(msgForked{}) + unsafe.Sizeof(sys.LeanStart{}) + 3*8
+	arena, err := sys.NewForkArena(c.size + workers*int(each) + c.fds*8 + msgForkerStack + 8192)
 	if err != nil {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
 	defer arena.Free()
-	buf, err := sys.ArenaSlice[byte](arena, c.size)
+	f, err := msgForkerOf(c, arena, tally, report, readyR, readyW, wakeR, wakeW)
 	if err != nil {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
@@ -517,90 +548,296 @@ func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	if err := t.Ready(); err != nil {
 		return 0, msgResult{}, err
 	}
-	pids := make([]int, 0, workers)
-	abort := func(err error) (time.Duration, msgResult, error) {
-		for _, pid := range pids {
-			_ = sys.Signal(pid, syscall.SIGKILL)
-			_ = sys.WaitChild(pid)
-		}
+	if err := arena.Lean(); err != nil {
 		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
-	if err := arena.Lean(); err != nil {
-		return abort(err)
+	th, err := sys.StartRawThread(msgForkForker, unsafe.Pointer(f))
+	switch {
+	case errors.Is(err, sys.ErrNoRawThread):
+		msgForkForker(unsafe.Pointer(f))
+	case err != nil:
+		_ = arena.Unlean()
+		return 0, msgResult{}, fmt.Errorf("messaging: forking thread: %w", err)
+	default:
+		// This thread only waits, in the futex of the raw thread's exit.
+		restore := OneP()
+		err = th.Join()
+		restore()
 	}
-	fork := func(body func(unsafe.Pointer) int, orders msgForked) error {
-		a, err := sys.ArenaNew[msgForked](arena)
-		if err != nil {
-			return err
-		}
-		*a = orders
-		pid, err := arena.Fork(body, unsafe.Pointer(a), 0)
-		if err != nil {
-			return err
-		}
-		pids = append(pids, pid)
-		return nil
+	if e := arena.Unlean(); err == nil {
+		err = e
 	}
-	for g := 0; g < c.groups; g++ {
-		outs, err := sys.ArenaSlice[int](arena, c.fds)
-		if err != nil {
-			return abort(err)
-		}
-		outs = outs[:0]
-		closeOuts := func() {
-			for _, fd := range outs {
-				sys.Close(fd)
-			}
-		}
-		for i := 0; i < c.fds; i++ {
-			r, w, err := c.pair()
-			if err != nil {
-				closeOuts()
-				return abort(err)
-			}
-			err = fork(msgForkedReceiver, msgForked{in: r, closeFd: w, readyW: readyW, wakeR: wakeR,
-				count: c.fds * c.loops, buf: buf, tally: tally, idx: len(pids)})
-			sys.Close(r)
-			outs = append(outs, w)
-			if err != nil {
-				closeOuts()
-				return abort(err)
-			}
-		}
-		for i := 0; i < c.fds; i++ {
-			err := fork(msgForkedSender, msgForked{in: -1, closeFd: -1, outs: outs, readyW: readyW, wakeR: wakeR,
-				count: c.loops, buf: buf, tally: tally, idx: len(pids)})
-			if err != nil {
-				closeOuts()
-				return abort(err)
-			}
-		}
-		closeOuts()
+	if e := t.End(); err == nil {
+		err = e
 	}
-	if err := arena.Unlean(); err != nil {
-		return abort(err)
+	// A worker still alive after a failure dies with the forker (its
+	// death signal), and the forker with the raw thread.
+	if err == nil {
+		err = report.err(workers)
 	}
-
-	// From the go-ahead this thread only waits (OneP).
-	defer OneP()()
-	t0, err := kickWorkers(readyR, wakeW, workers, nil)
 	if err != nil {
-		return abort(err)
+		return 0, msgResult{}, fmt.Errorf("messaging: %w", err)
 	}
-	var waitErr error
-	for i, pid := range pids {
-		if err := sys.WaitChild(pid); err != nil && waitErr == nil {
-			waitErr = fmt.Errorf("messaging: worker %d: %w", i, err)
+	return time.Duration(report[msgEnd] - report[msgStart]), msgTallies(c, tally), nil
+}
+
+// msgForkerStack is the forker's stack in the arena; its workers start on
+// the arena's own.
+const msgForkerStack = 16 << 10
+
+// msgForker is the forker's orders, in the arena. Everything it points
+// to is in the arena or shared, and set before the forker starts; the
+// raw thread and the forker store integers only (a raw thread must not
+// store pointers: see sys.StartRawThread).
+type msgForker struct {
+	self          *sys.LeanStart   // the forker's start
+	pipe          bool             // pipes, not socketpairs
+	groups, fds   int              //
+	readyR, wakeW int              // the barrier's ends it reads and writes
+	orders        []*msgForked     // the workers', in creation order
+	starts        []*sys.LeanStart // one per order
+	outs          []int            // the group's write ends, its senders' outs
+	pids          []int            // the workers', set by the forker in its copy
+	report        msgReport        // shared
+}
+
+// msgReport is what the forker and the raw thread report, in memory
+// shared with this process, indexed by the msgStart... constants.
+type msgReport []int64
+
+const (
+	msgStart        = iota // the window's start and end, CLOCK_MONOTONIC ns
+	msgEnd                 //
+	msgForkd               // workers forked, ready and reaped
+	msgReady               //
+	msgReaped              //
+	msgStepAt              // the step that failed (msgStep), with its errno
+	msgErrno               //
+	msgFailed              // the first worker that did not exit with 0, +1
+	msgFailedPid           // its pid
+	msgStatus              // and its wait status
+	msgForkerPid           // the forker's pid
+	msgForkerStatus        // its wait status, +1 once reaped
+	msgReportLen
+)
+
+// msgStep names the step that failed.
+type msgStep int64
+
+const (
+	msgStepNone msgStep = iota
+	msgStepPair
+	msgStepFork
+	msgStepReady
+	msgStepWake
+	msgStepWait
+	msgStepForker
+	msgStepForkerWait
+)
+
+// msgForkerOf readies the forker's orders and every worker's in the
+// arena: receivers then senders, group by group, as perf creates them.
+func msgForkerOf(c msgConfig, arena *sys.ForkArena, tally []int64, report msgReport, readyR, readyW, wakeR, wakeW int) (*msgForker, error) {
+	workers := c.workers()
+	buf, err := sys.ArenaSlice[byte](arena, c.size)
+	if err != nil {
+		return nil, err
+	}
+	f, err := sys.ArenaNew[msgForker](arena)
+	if err != nil {
+		return nil, err
+	}
+	*f = msgForker{pipe: c.pipe, groups: c.groups, fds: c.fds, readyR: readyR, wakeW: wakeW, report: report}
+	for _, p := range []*[]int{&f.outs, &f.pids} {
+		n := c.fds
+		if p == &f.pids {
+			n = workers
+		}
+		if *p, err = sys.ArenaSlice[int](arena, n); err != nil {
+			return nil, err
 		}
 	}
-	elapsed := time.Since(t0)
-	if err := t.End(); err != nil && waitErr == nil {
-		waitErr = err
+	if f.orders, err = sys.ArenaSlice[*msgForked](arena, workers); err != nil {
+		return nil, err
 	}
-	if waitErr != nil {
-		return 0, msgResult{}, waitErr
+	if f.starts, err = sys.ArenaSlice[*sys.LeanStart](arena, workers); err != nil {
+		return nil, err
 	}
-	return elapsed, msgTallies(c, tally), nil
+	for k := range workers {
+		o, err := sys.ArenaNew[msgForked](arena)
+		if err != nil {
+			return nil, err
+		}
+		body := msgForkedReceiver
+		*o = msgForked{in: -1, closeFd: -1, readyW: readyW, wakeR: wakeR, count: c.fds * c.loops, buf: buf, tally: tally, idx: k}
+		if k%(2*c.fds) >= c.fds {
+			body = msgForkedSender
+			o.outs, o.count = f.outs, c.loops
+		}
+		if f.starts[k], err = arena.Prepare(body, unsafe.Pointer(o), 0, nil); err != nil {
+			return nil, err
+		}
+		f.orders[k] = o
+	}
+	stack, err := sys.ArenaSlice[byte](arena, msgForkerStack)
+	if err != nil {
+		return nil, err
+	}
+	if f.self, err = arena.Prepare(msgForkAll, unsafe.Pointer(f), 0, stack); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// err says what went wrong, if anything.
+func (r msgReport) err(workers int) error {
+	var what string
+	switch msgStep(r[msgStepAt]) {
+	case msgStepNone:
+		if r[msgFailed] > 0 {
+			return fmt.Errorf("worker %d: %w", r[msgFailed]-1, sys.ExitError(int(r[msgFailedPid]), uint32(r[msgStatus])))
+		}
+		if r[msgForkerStatus] != 1 {
+			return fmt.Errorf("the forker: %w", sys.ExitError(int(r[msgForkerPid]), uint32(r[msgForkerStatus]-1)))
+		}
+		return nil
+	case msgStepPair:
+		what = "pair"
+	case msgStepFork:
+		what = "fork"
+	case msgStepReady:
+		what = "read ready fd"
+	case msgStepWake:
+		what = "wake: write"
+	case msgStepWait:
+		what = fmt.Sprintf("wait4 worker %d", r[msgReaped])
+	case msgStepForker:
+		what = "fork the forker"
+	case msgStepForkerWait:
+		what = "wait4 the forker"
+	}
+	if r[msgErrno] == 0 {
+		return fmt.Errorf("%s: end of file after %d of %d workers were ready", what, r[msgReady], workers)
+	}
+	return fmt.Errorf("%s (%d of %d workers forked): %w", what, r[msgForkd], workers, syscall.Errno(r[msgErrno]))
+}
+
+// msgForkForker is the raw thread's life: it forks the forker and reaps
+// it.
+//
+//go:nosplit
+//go:norace
+func msgForkForker(p unsafe.Pointer) {
+	f := (*msgForker)(p)
+	pid, e := sys.ForkPrepared(f.self)
+	if e != 0 {
+		f.report.fail(msgStepForker, e)
+		return
+	}
+	f.report[msgForkerPid] = int64(pid)
+	status, e := sys.RawWait4(pid)
+	if e != 0 {
+		f.report.fail(msgStepForkerWait, e)
+		return
+	}
+	f.report[msgForkerStatus] = int64(status) + 1
+}
+
+// fail records the step that failed, the first only.
+//
+//go:nosplit
+//go:norace
+func (r msgReport) fail(step msgStep, e syscall.Errno) {
+	if r[msgStepAt] == 0 {
+		r[msgStepAt], r[msgErrno] = int64(step), int64(e)
+	}
+}
+
+// msgForkAll is the forker's whole life: perf's main process from its
+// first socketpair to its last wait(). It makes each receiver's pair and
+// forks the receiver (which closes the write end), closes the read end,
+// forks the group's senders with the write ends and closes those; then it
+// reads a ready byte per worker, takes the start, writes the wake-up
+// byte, reaps every worker in creation order and takes the end. On a
+// failure it stops where it is and reports; its workers then die with it.
+//
+//go:nosplit
+//go:norace
+func msgForkAll(p unsafe.Pointer) int {
+	f := (*msgForker)(p)
+	r := f.report
+	k := 0
+	for range f.groups {
+		for i := range f.fds {
+			in, out, e := sys.RawPair(f.pipe)
+			if e != 0 {
+				msgCloseRaw(f.outs[:i])
+				r.fail(msgStepPair, e)
+				return 1
+			}
+			o := f.orders[k]
+			o.in, o.closeFd = in, out
+			pid, e := sys.ForkPrepared(f.starts[k])
+			sys.RawClose(in)
+			f.outs[i] = out
+			if e != 0 {
+				msgCloseRaw(f.outs[:i+1])
+				r.fail(msgStepFork, e)
+				return 1
+			}
+			f.pids[k] = pid
+			k++
+			r[msgForkd] = int64(k)
+		}
+		for range f.fds {
+			pid, e := sys.ForkPrepared(f.starts[k])
+			if e != 0 {
+				msgCloseRaw(f.outs)
+				r.fail(msgStepFork, e)
+				return 1
+			}
+			f.pids[k] = pid
+			k++
+			r[msgForkd] = int64(k)
+		}
+		msgCloseRaw(f.outs)
+	}
+	var b byte
+	for i := 0; i < k; i++ {
+		if eof, e := sys.RawReadN(f.readyR, &b, 1); eof || e != 0 {
+			r.fail(msgStepReady, e)
+			return 1
+		}
+		r[msgReady] = int64(i + 1)
+	}
+	r[msgStart] = sys.RawMonotonicNs()
+	if e := sys.RawWriteByte(f.wakeW); e != 0 {
+		r.fail(msgStepWake, e)
+		return 1
+	}
+	for i := 0; i < k; i++ {
+		status, e := sys.RawWait4(f.pids[i])
+		if e != 0 {
+			r.fail(msgStepWait, e)
+			return 1
+		}
+		r[msgReaped] = int64(i + 1)
+		if status != 0 && r[msgFailed] == 0 {
+			r[msgFailed], r[msgFailedPid], r[msgStatus] = int64(i+1), int64(f.pids[i]), int64(status)
+		}
+	}
+	r[msgEnd] = sys.RawMonotonicNs()
+	return 0
+}
+
+// msgCloseRaw closes fds with raw calls.
+//
+//go:nosplit
+//go:norace
+func msgCloseRaw(fds []int) {
+	for _, fd := range fds {
+		sys.RawClose(fd)
+	}
 }
 
 // msgTallies sums the workers' counts, by creation index.
