@@ -100,7 +100,7 @@ func main() {
 	}
 	var todo []pair
 	for _, pass := range strings.Split(*passes, ",") {
-		for _, p := range suite(*pingpong) {
+		for _, p := range suite(*kd, *pingpong) {
 			if len(want) > 0 && !want[p.name] && !want[strings.SplitN(p.name, " ", 2)[0]] {
 				continue
 			}

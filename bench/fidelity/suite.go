@@ -17,7 +17,7 @@ func where(cpus string) string {
 // the operations for per-op counts. Placement: the single-task and
 // ping-pong workloads run on one CPU (the reference's usual taskset -c N),
 // the many-task ones on all CPUs of this two-core machine.
-func suite(pingpong string) []pair {
+func suite(kd, pingpong string) []pair {
 	usecsPerOp := grab(`([0-9.]+) usecs/op`)
 	total := grab(`Total time: ([0-9.]+) \[sec\]`)
 	syscall := func(n int) pair {
@@ -115,8 +115,22 @@ func suite(pingpong string) []pair {
 		p.figs = []figure{{name: "time s", better: "lower", ref: grab(`Time: ([0-9.]+)`), kdelta: "time"}}
 		return p
 	}
+	// The same hackbench started by kdelta's command workload: a child
+	// inherits its parent's scheduling history (wakee_flips, which the
+	// scheduler's wake_wide() weighs at each wake-up), and hackbench from a
+	// shell starts with a shell's, kdelta's forker with a Go process's.
+	// This pair compares the two with the launcher the same.
+	viaKdelta := func(ipc string, loops int) pair {
+		p := hackbench(ipc, loops)
+		p.name = "messaging process " + ipc + " (hackbench run by kdelta)"
+		p.ref = []string{kd, "run", "command:cmd='" + strings.Join(p.ref, " ") + "',parse=hackbench",
+			"-r", "1", "--warmup", "0", "--no-store", "--counters", "none", "--monitor", "none"}
+		p.figs[0].ref = grab(`(?m)^\s+time\s+1\s+([0-9.]+)`)
+		return p
+	}
 	for _, ipc := range []string{"socket", "pipe"} {
 		ps = append(ps, with(hackbench(ipc, 100), hackbench(ipc, 10)))
+		ps = append(ps, with(viaKdelta(ipc, 100), viaKdelta(ipc, 10)))
 	}
 	ps = append(ps, with(kill(20000), kill(2000)))
 	for _, mode := range []string{"process", "thread"} {

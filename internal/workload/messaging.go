@@ -499,7 +499,8 @@ func msgForkedSender(p unsafe.Pointer) int {
 //     wakee_flips, which every child copies and which the scheduler's
 //     wake_wide() weighs at the child's wake-ups: the children of a Go
 //     forker started with 8 to over 63 flips, hackbench's with 9 to 14,
-//     and they migrated more.
+//     and hackbench's migrated 41% more when its forker's flips were
+//     raised that way (README).
 //   - A fork of this process, even from a raw thread, copies a memory map
 //     of some 70 areas, drops the 29 that Lean marked and wakes runtime
 //     threads waiting for the map; the tree's dropped nodes are freed
@@ -509,7 +510,9 @@ func msgForkedSender(p unsafe.Pointer) int {
 //     rose to 38.
 //
 // The forker is one thread with the lean memory map a child of this
-// process has, so it forks as a small C program does.
+// process has, so it forks as a small C program does, and its children
+// start with its flips, 23 to 28: those this process had when it started
+// the raw thread, as hackbench's start with its shell's.
 func msgRunForked(t *Task, c msgConfig) (time.Duration, msgResult, error) {
 	workers := c.workers()
 	// Where there are no raw threads this thread forks the forker and
