@@ -3,6 +3,7 @@ package sys
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -168,7 +169,7 @@ func (a *ForkArena) Unlean() error {
 	var first error
 	for _, p := range a.lean {
 		// The runtime may have unmapped part of a range since (ENOMEM).
-		if err := madvise(p, unix.MADV_DOFORK); err != nil && first == nil && err != unix.ENOMEM {
+		if err := madvise(p, unix.MADV_DOFORK); err != nil && first == nil && !errors.Is(err, unix.ENOMEM) {
 			first = fmt.Errorf("fork arena: %w", err)
 		}
 	}

@@ -237,3 +237,39 @@ func touchedHeap(n int) []byte {
 	}
 	return heap
 }
+
+// TestUnleanAfterUnmap: a range Lean marked may be unmapped before Unlean
+// (the runtime frees memory, a raw thread's stack goes); madvise then
+// reports ENOMEM for the hole, which Unlean passes over.
+func TestUnleanAfterUnmap(t *testing.T) {
+	if !rawCloneAsm || raceEnabled {
+		t.Skip("Lean marks nothing here")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	mem, err := unix.Mmap(-1, 0, 3*os.Getpagesize(), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	arena, err := NewForkArena(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arena.Free()
+	if err := arena.Lean(); err != nil {
+		t.Fatal(err)
+	}
+	marked := false
+	for _, r := range arena.lean {
+		marked = marked || r[0] <= uintptr(unsafe.Pointer(&mem[0])) && uintptr(unsafe.Pointer(&mem[len(mem)-1])) < r[1]
+	}
+	if err := unix.Munmap(mem); err != nil {
+		t.Fatal(err)
+	}
+	if !marked {
+		t.Fatalf("Lean did not mark the test's mapping (%d ranges)", len(arena.lean))
+	}
+	if err := arena.Unlean(); err != nil {
+		t.Errorf("Unlean after a marked range was unmapped: %v", err)
+	}
+}
