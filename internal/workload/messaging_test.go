@@ -2,13 +2,16 @@ package workload_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/kdelta/kdelta/internal/workload"
 )
@@ -70,12 +73,17 @@ func liveWorkers(t *testing.T, role string) []string {
 // liveChildren returns the pids of this process's children that are still
 // there (zombies too), from /proc/PID/stat.
 func liveChildren(t *testing.T) []string {
+	return childrenOf(t, strconv.Itoa(os.Getpid()))
+}
+
+// childrenOf returns the pids of the children of process me that are
+// still there (zombies too).
+func childrenOf(t *testing.T, me string) []string {
 	t.Helper()
 	paths, err := filepath.Glob("/proc/[0-9]*/stat")
 	if err != nil {
 		t.Fatal(err)
 	}
-	me := strconv.Itoa(os.Getpid())
 	var pids []string
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -187,5 +195,59 @@ func TestMessagingWorkerArgs(t *testing.T) {
 		if got := workload.WorkerMain(args); got == 0 {
 			t.Errorf("WorkerMain(%q) = 0, want a failure", args)
 		}
+	}
+}
+
+// TestMessagingWorkerKilled: a worker that dies in the middle of a run
+// fails it with the worker and its end named, from what the forker
+// reports through shared memory, and nothing is left running.
+func TestMessagingWorkerKilled(t *testing.T) {
+	const fds = 4
+	s, err := workload.ParseSpec("messaging:mode=process,ipc=pipe,groups=1,fds=4,loops=2000000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs, gc := runtime.GOMAXPROCS(0), debug.SetGCPercent(100)
+	debug.SetGCPercent(gc)
+	defer func() {
+		runtime.GOMAXPROCS(procs)
+		debug.SetGCPercent(gc)
+	}()
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		done <- s.Workload.Run(workload.NewTask(s.Values, nil))
+	}()
+	// The forker is this process's child, the workers its; the first
+	// forked, a receiver, has the lowest pid.
+	victim := 0
+	for deadline := time.Now().Add(30 * time.Second); victim == 0 && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for _, f := range liveChildren(t) {
+			if kids := childrenOf(t, f); len(kids) == 2*fds {
+				for _, k := range kids {
+					if pid, _ := strconv.Atoi(k); victim == 0 || pid < victim {
+						victim = pid
+					}
+				}
+			}
+		}
+	}
+	if victim == 0 {
+		t.Fatal("no forker with its workers seen")
+	}
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not end after a worker was killed")
+	}
+	want := fmt.Sprintf("messaging: worker 0: process %d killed by killed", victim)
+	if err == nil || err.Error() != want {
+		t.Errorf("Run: %v, want %q", err, want)
+	}
+	if kids := liveChildren(t); len(kids) > 0 {
+		t.Errorf("children still running after the run: %v", kids)
 	}
 }
