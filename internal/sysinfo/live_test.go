@@ -124,7 +124,8 @@ func TestLiveFingerprint(t *testing.T) {
 }
 
 // TestLiveDebugfs mounts debugfs in a private mount namespace (so that the
-// machine's own mounts are untouched) and collects this machine's
+// machine's own mounts are untouched), where the machine has not mounted
+// it already (systemd does), and collects this machine's
 // fingerprint there: the preempt file is either read, and decides the
 // mode, or refused with a reason. On the development VM, locked down to
 // integrity, the refusal is EPERM.
@@ -141,7 +142,7 @@ func TestLiveDebugfs(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(unshare, "--mount", "--propagation", "private", "sh", "-c",
-		`mount -t debugfs none /sys/kernel/debug || exit 3; exec "$0"`, self)
+		`grep -q '^[^ ]* /sys/kernel/debug debugfs ' /proc/mounts || mount -t debugfs none /sys/kernel/debug || exit 3; exec "$0"`, self)
 	cmd.Env = append(os.Environ(), collectEnv+"=/")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
