@@ -595,7 +595,7 @@ const msgForkerStack = 16 << 10
 type msgForker struct {
 	self          *sys.LeanStart   // the forker's start
 	pipe          bool             // pipes, not socketpairs
-	groups, fds   int              //
+	groups, fds   int              // groups, and receivers (and senders) per group
 	readyR, wakeW int              // the barrier's ends it reads and writes
 	orders        []*msgForked     // the workers', in creation order
 	starts        []*sys.LeanStart // one per order
@@ -609,18 +609,18 @@ type msgForker struct {
 type msgReport []int64
 
 const (
-	msgStart        = iota // the window's start and end, CLOCK_MONOTONIC ns
-	msgEnd                 //
-	msgForkd               // workers forked, ready and reaped
-	msgReady               //
-	msgReaped              //
-	msgStepAt              // the step that failed (msgStep), with its errno
-	msgErrno               //
-	msgFailed              // the first worker that did not exit with 0, +1
-	msgFailedPid           // its pid
-	msgStatus              // and its wait status
-	msgForkerPid           // the forker's pid
-	msgForkerStatus        // its wait status, +1 once reaped
+	msgStart = iota // the window's start and end, CLOCK_MONOTONIC ns
+	msgEnd
+	msgForkd // workers forked, ready and reaped
+	msgReady
+	msgReaped
+	msgStepAt // the step that failed (msgStep), with its errno
+	msgErrno
+	msgFailed       // the first worker that did not exit with 0, +1
+	msgFailedPid    // its pid
+	msgStatus       // and its wait status
+	msgForkerPid    // the forker's pid
+	msgForkerStatus // its wait status, +1 once reaped
 	msgReportLen
 )
 
@@ -651,14 +651,11 @@ func msgForkerOf(c msgConfig, arena *sys.ForkArena, tally []int64, report msgRep
 		return nil, err
 	}
 	*f = msgForker{pipe: c.pipe, groups: c.groups, fds: c.fds, readyR: readyR, wakeW: wakeW, report: report}
-	for _, p := range []*[]int{&f.outs, &f.pids} {
-		n := c.fds
-		if p == &f.pids {
-			n = workers
-		}
-		if *p, err = sys.ArenaSlice[int](arena, n); err != nil {
-			return nil, err
-		}
+	if f.outs, err = sys.ArenaSlice[int](arena, c.fds); err != nil {
+		return nil, err
+	}
+	if f.pids, err = sys.ArenaSlice[int](arena, workers); err != nil {
+		return nil, err
 	}
 	if f.orders, err = sys.ArenaSlice[*msgForked](arena, workers); err != nil {
 		return nil, err
