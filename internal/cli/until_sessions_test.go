@@ -81,15 +81,19 @@ func TestRunUntilConclusiveSessions(t *testing.T) {
 	_, sessions := b.SessionValues("ns/call")
 	// The planted change is 23%. On a shared VM the machine can change
 	// between the first set and the run by more than that (CI runs saw
-	// the run 37% and 48% faster than the baseline, the first set having
-	// been measured under load): then one session rightly suffices, and
-	// the stop must still agree with the evidence it prints. At the
-	// planted noise (±7% a session, 3 degrees of freedom) one session
-	// against one has an interval of ±33% in log terms, so a change of
-	// 28% or more is decided by one session; 30% leaves a margin.
-	if m := regexp.MustCompile(`stopped after \d+ runs: improved \(ns/call -(\d+\.\d)% `).FindStringSubmatch(stdout); m != nil && len(sessions) == 1 {
-		if pct, _ := strconv.ParseFloat(m[1], 64); pct >= 30 {
-			t.Logf("the run is %.1f%% faster than the 30%%-slower baseline: the machine sped up since the first set, and one session decided it", pct)
+	// the run 29%, 37% and 48% faster than the baseline, the first set
+	// having been measured under load): then one session rightly
+	// suffices, and the stop must still agree with the evidence it
+	// prints. At the planted noise (±7% a session, 3 degrees of freedom)
+	// one session against one has an interval of about ±32% in log
+	// terms, so a change of some 27.5% or more is decided by one session
+	// and a change near the planted 23% is not. The escape asks for both:
+	// a change past 27% and a printed interval that excludes zero.
+	if m := regexp.MustCompile(`stopped after \d+ runs: improved \(ns/call -(\d+\.\d)% \[-\d+\.\d%, (-\d+\.\d)%\]`).FindStringSubmatch(stdout); m != nil && len(sessions) == 1 {
+		pct, _ := strconv.ParseFloat(m[1], 64)
+		hi, _ := strconv.ParseFloat(m[2], 64)
+		if pct >= 27 && hi < 0 {
+			t.Logf("the run is %.1f%% faster than the 30%%-slower baseline (interval up to %.1f%%): the machine sped up since the first set, and one session decided it", pct, hi)
 			return
 		}
 	}
