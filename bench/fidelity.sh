@@ -14,9 +14,13 @@ cd "$(dirname "$0")/.."
 bin=$(mktemp -d)/kdelta
 trap 'rm -rf "$(dirname "$bin")"' EXIT
 CGO_ENABLED=0 go build -o "$bin" ./cmd/kdelta
-# perf's thread loop with raw calls, for the "(C with raw calls)" pair.
-pingpong=$(dirname "$bin")/pingpong
+# perf's thread loop with raw calls, for the "(C with raw calls)" pair, and
+# messaging's process mode in C, for the "(static C)" and "(dynamic C)"
+# pairs (the static build needs libc6-dev's libc.a).
+c=$(dirname "$bin")
 if command -v gcc >/dev/null; then
-	gcc -O2 -o "$pingpong" bench/fidelity/pingpong/pingpong.c -lpthread
+	gcc -O2 -o "$c/pingpong" bench/fidelity/pingpong/pingpong.c -lpthread
+	gcc -O2 -static -o "$c/msgc-static" bench/fidelity/msgc/msgc.c
+	gcc -O2 -o "$c/msgc-dynamic" bench/fidelity/msgc/msgc.c
 fi
-go run ./bench/fidelity -kdelta "$bin" -pingpong "$pingpong" "$@"
+go run ./bench/fidelity -kdelta "$bin" -pingpong "$c/pingpong" -msgc-static "$c/msgc-static" -msgc-dynamic "$c/msgc-dynamic" "$@"

@@ -84,7 +84,10 @@ func main() {
 	pairs := flag.Int("pairs", 7, "interleaved pairs per workload (at least 5)")
 	only := flag.String("only", "", "comma-separated workload names to run (default all)")
 	fifo := flag.Int("fifo", 98, "SCHED_FIFO priority of the fifo pass (chrt -f, --fifo)")
-	pingpong := flag.String("pingpong", "pingpong", "path to bench/fidelity/pingpong/pingpong.c built (fidelity.sh builds it where gcc is)")
+	var c cbuilt
+	flag.StringVar(&c.pingpong, "pingpong", "pingpong", "path to bench/fidelity/pingpong/pingpong.c built (fidelity.sh builds it where gcc is)")
+	flag.StringVar(&c.msgcStatic, "msgc-static", "msgc-static", "path to bench/fidelity/msgc/msgc.c built with -static")
+	flag.StringVar(&c.msgcDynamic, "msgc-dynamic", "msgc-dynamic", "path to bench/fidelity/msgc/msgc.c built against the shared C library")
 	rounds := flag.Int("rounds", 3, "rounds of perf stat per pair for the per-operation counts (median taken; at least 1)")
 	passes := flag.String("passes", "default,fifo", "which passes to run: default (every pair, default scheduling), fifo (the pinned pairs under SCHED_FIFO), all (every pair under SCHED_FIFO)")
 	flag.Parse()
@@ -100,7 +103,7 @@ func main() {
 	}
 	var todo []pair
 	for _, pass := range strings.Split(*passes, ",") {
-		for _, p := range suite(*kd, *pingpong) {
+		for _, p := range suite(*kd, c) {
 			if len(want) > 0 && !want[p.name] && !want[strings.SplitN(p.name, " ", 2)[0]] {
 				continue
 			}

@@ -17,7 +17,13 @@ func where(cpus string) string {
 // the operations for per-op counts. Placement: the single-task and
 // ping-pong workloads run on one CPU (the reference's usual taskset -c N),
 // the many-task ones on all CPUs of this two-core machine.
-func suite(kd, pingpong string) []pair {
+// cbuilt holds the paths of the C references fidelity.sh builds with gcc.
+type cbuilt struct {
+	pingpong                string // pingpong.c
+	msgcStatic, msgcDynamic string // msgc.c, linked statically and dynamically
+}
+
+func suite(kd string, c cbuilt) []pair {
 	usecsPerOp := grab(`([0-9.]+) usecs/op`)
 	total := grab(`Total time: ([0-9.]+) \[sec\]`)
 	syscall := func(n int) pair {
@@ -43,8 +49,8 @@ func suite(kd, pingpong string) []pair {
 	pipeRaw := func(n int) pair {
 		p := pipe("thread", "1", n)
 		p.name += " (C with raw calls)"
-		p.tool = pingpong
-		p.ref = []string{pingpong, strconv.Itoa(n)}
+		p.tool = c.pingpong
+		p.ref = []string{c.pingpong, strconv.Itoa(n)}
 		p.spec = "pipe:mode=thread,order=legacy,cancel=none,loops=" + strconv.Itoa(n)
 		return p
 	}
@@ -128,9 +134,26 @@ func suite(kd, pingpong string) []pair {
 		p.figs[0].ref = grab(`(?m)^\s+time\s+1\s+([0-9.]+)`)
 		return p
 	}
+	// msgc.c: the same algorithm again, with nothing of hackbench's own,
+	// linked statically (a worker's image is then one small executable,
+	// as a lean kdelta worker's is) and against the shared C library
+	// (as hackbench is): what the two differ by is the process image's
+	// cost inside the window, not the kernel's messaging.
+	msgc := func(ipc, link, bin string, loops int) pair {
+		p := hackbench(ipc, loops)
+		p.name = "messaging process " + ipc + " (" + link + " C)"
+		p.tool = bin
+		p.ref = []string{bin, "-g", "10", "-l", strconv.Itoa(loops)}
+		if ipc == "pipe" {
+			p.ref = append(p.ref, "-p")
+		}
+		return p
+	}
 	for _, ipc := range []string{"socket", "pipe"} {
 		ps = append(ps, with(hackbench(ipc, 100), hackbench(ipc, 10)))
 		ps = append(ps, with(viaKdelta(ipc, 100), viaKdelta(ipc, 10)))
+		ps = append(ps, with(msgc(ipc, "static", c.msgcStatic, 100), msgc(ipc, "static", c.msgcStatic, 10)))
+		ps = append(ps, with(msgc(ipc, "dynamic", c.msgcDynamic, 100), msgc(ipc, "dynamic", c.msgcDynamic, 10)))
 	}
 	ps = append(ps, with(kill(20000), kill(2000)))
 	for _, mode := range []string{"process", "thread"} {

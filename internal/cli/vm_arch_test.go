@@ -32,6 +32,11 @@ var foreignArches = []struct {
 // seed 000 trap, said in the fingerprint, and the comparison leads with
 // both modes being the same.
 func TestVMForeignArch(t *testing.T) {
+	// A guest of its own, beside the other vm tests' boots. Its subtests
+	// stay one after another (each may add an architecture to apt), and
+	// TestVMForeignArchPanics, which adds ppc64el too, is not parallel:
+	// it has run before any parallel test starts.
+	t.Parallel()
 	testenv.NeedRoot(t, "kdelta vm --kernel deb: adds the architecture to apt and fetches its package")
 	testenv.NeedCommand(t, "apt-get", "apt")
 	bin := kdeltaBinary(t)
