@@ -50,9 +50,18 @@ func (p pair) policy() string {
 	return "default"
 }
 
-// pinned tells whether p runs on one CPU (where FIFO is meaningful for a
-// ping-pong: both tasks compete on it at one priority).
-func (p pair) pinned() bool { return !strings.ContainsAny(p.cpus, ",-") }
+// pinned tells whether p's tasks are pinned: all on one CPU (where FIFO
+// is meaningful for a ping-pong: both tasks compete on it at one
+// priority), or each on a CPU of its own.
+func (p pair) pinned() bool { return p.split || !strings.ContainsAny(p.cpus, ",-") }
+
+// where names p's placement for the table.
+func (p pair) where() string {
+	if p.split {
+		return "split over " + where(p.cpus)
+	}
+	return where(p.cpus)
+}
 
 // A figure is one number each side reports, compared as a ratio.
 type figure struct {
@@ -66,6 +75,7 @@ type figure struct {
 type pair struct {
 	name   string
 	cpus   string   // same placement on both sides: taskset -c and --cpus
+	split  bool     // each of the two tasks on a CPU of its own, within cpus
 	ref    []string // the reference command
 	spec   string   // the kdelta workload spec
 	ops    float64  // operations per run, for per-op counts
@@ -178,7 +188,7 @@ func printTable(rows []row) {
 			mark += "; " + r.modes
 		}
 		fmt.Printf("| %s | %s | %s | %s | %.3f (%.2f–%.2f)%s | %.1f%% vs %.1f%% (%.2f–%.2f) | %.4f vs %.4f | %.4f vs %.4f |\n",
-			r.p.name, where(r.p.cpus), r.p.policy(), r.fig, r.ratio, r.lo, r.hi, mark, r.kcv, r.rcv, r.cvLo, r.cvHi,
+			r.p.name, r.p.where(), r.p.policy(), r.fig, r.ratio, r.lo, r.hi, mark, r.kcv, r.rcv, r.cvLo, r.cvHi,
 			r.kperOp["context-switches"], r.rOp["context-switches"], r.kperOp["cpu-migrations"], r.rOp["cpu-migrations"])
 	}
 }

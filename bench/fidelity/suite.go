@@ -54,6 +54,20 @@ func suite(kd string, c cbuilt) []pair {
 		p.spec = "pipe:mode=thread,order=legacy,cancel=none,loops=" + strconv.Itoa(n)
 		return p
 	}
+	// Split: worker 0 on CPU 0 and worker 1 on CPU 1, each pinned. perf
+	// bench sched pipe cannot place its tasks apart, so the reference is
+	// pingpong.c, which can (raw calls, the order before perf 6.15).
+	split := func(mode string, n int) pair {
+		p := pipeRaw(n)
+		p.name = "pipe " + mode + " split (C with raw calls)"
+		p.cpus, p.split = "0-1", true
+		p.ref = []string{c.pingpong, strconv.Itoa(n), "0", "1"}
+		if mode == "process" {
+			p.ref = append([]string{c.pingpong, "-p"}, p.ref[1:]...)
+		}
+		p.spec = "pipe:mode=" + mode + ",order=legacy,cancel=none,cpus=split,loops=" + strconv.Itoa(n)
+		return p
+	}
 	messaging := func(name string, flags []string, spec string, loops int) pair {
 		const groups = 10
 		ref := append([]string{"perf", "bench", "sched", "messaging", "-g", strconv.Itoa(groups), "-l", strconv.Itoa(loops)}, flags...)
@@ -95,6 +109,10 @@ func suite(kd string, c cbuilt) []pair {
 		// 200,000 (a fifth of perf's default) 4-5%.
 		with(pipe("process", "0-1", 200000), pipe("process", "0-1", 20000)),
 		with(pipe("thread", "0-1", 200000), pipe("thread", "0-1", 20000)),
+		// Each task on a CPU of its own: a round trip is two cross-CPU
+		// wake-ups, some 25 us here, so fewer of them.
+		with(split("process", 50000), split("process", 5000)),
+		with(split("thread", 50000), split("thread", 5000)),
 	}
 	for _, m := range []struct {
 		name  string
