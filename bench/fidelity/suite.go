@@ -13,16 +13,17 @@ func where(cpus string) string {
 	return "CPU " + cpus
 }
 
-// suite lists the workload pairs, each with a short twin of a tenth of
-// the operations for per-op counts. Placement: the single-task and
-// ping-pong workloads run on one CPU (the reference's usual taskset -c N),
-// the many-task ones on all CPUs of this two-core machine.
 // cbuilt holds the paths of the C references fidelity.sh builds with gcc.
 type cbuilt struct {
 	pingpong                string // pingpong.c
 	msgcStatic, msgcDynamic string // msgc.c, linked statically and dynamically
 }
 
+// suite lists the workload pairs, each with a short twin of a tenth of
+// the operations for per-op counts. Placement: the single-task and
+// ping-pong workloads run on one CPU (the reference's usual taskset -c N)
+// or, split, each task on a CPU of its own,
+// the many-task ones on all CPUs of this two-core machine.
 func suite(kd string, c cbuilt) []pair {
 	usecsPerOp := grab(`([0-9.]+) usecs/op`)
 	total := grab(`Total time: ([0-9.]+) \[sec\]`)
