@@ -162,10 +162,7 @@ func suite(kd string, c cbuilt) []pair {
 		p := hackbench(ipc, loops)
 		p.name = "messaging process " + ipc + " (" + link + " C)"
 		p.tool = bin
-		p.ref = []string{bin, "-g", "10", "-l", strconv.Itoa(loops)}
-		if ipc == "pipe" {
-			p.ref = append(p.ref, "-p")
-		}
+		p.ref[0] = bin // msgc takes hackbench's -g, -l and -p
 		return p
 	}
 	for _, ipc := range []string{"socket", "pipe"} {
