@@ -30,6 +30,10 @@ type Options struct {
 	// a measurement now with a reference of another session, keeps it
 	// until it reads the host's session noise.
 	RunsOnly bool
+	// SessionNoise, when set (--session-noise P%), is the session noise
+	// every comparison of one session a side assumes, whatever the host
+	// is known for; 0 judges the runs as independent, and says so.
+	SessionNoise *float64
 	// Metrics picks the metrics judged (--metrics, ParseMetrics): the
 	// workload's, or those and the runs' counters and rusage figures, or
 	// a list.
@@ -444,6 +448,7 @@ func compareMetric(all []*result.Benchmark, sets []*result.Set, m result.Metric,
 		if noiseOf(i+1) != base {
 			noise = stats.SessionNoise{} // calibrated for one side's conditions only
 		}
+		noise = opt.sessionNoise(noise, sets, i+1)
 		if figures(a, b) {
 			row.Vs = append(row.Vs, compareFigures(a, b, so))
 			continue

@@ -114,7 +114,9 @@ func DesignText(c stats.Comparison) string {
 	if side(0) != side(1) {
 		text = side(0) + " vs " + side(1)
 	}
-	if d.Noise.Known() {
+	if a := d.Noise.Assumption(); a != "" {
+		text += ", " + a
+	} else if d.Noise.Known() {
 		text += fmt.Sprintf(", session noise ±%.1f%%", 100*d.Noise.SD)
 	}
 	return "(" + text + ")"

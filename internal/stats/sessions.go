@@ -57,8 +57,17 @@ type SessionNoise struct {
 	MeanSD float64 `json:"mean_sd,omitempty"`
 	Runs   float64 `json:"runs,omitempty"`
 	// DF is the estimate's degrees of freedom: the sessions it was
-	// measured over, less one. 0 means unknown.
+	// measured over, less one. 0 means unknown. A noise assumed rather
+	// than measured (Source) has PriorDF: a stated figure, not an
+	// estimate.
 	DF int `json:"df"`
+	// Source says where the figure comes from: measured on the host
+	// (NoiseCalibrated, NoiseLearned), or assumed (NoisePrior, the
+	// default for a kind of machine; NoiseGiven, --session-noise).
+	Source NoiseSource `json:"source,omitempty"`
+	// Machine names the kind of machine a prior was taken for ("a
+	// virtual machine", "bare metal", "a machine of unknown kind").
+	Machine string `json:"machine,omitempty"`
 }
 
 // Known tells whether n holds an estimate.
@@ -248,7 +257,9 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 	r2, dfR := pooledRunVariance(la, lb)
 	var comps []component
 	multi := len(la.means) >= 2 || len(lb.means) >= 2
-	if noise.Known() && multi && dfR > 0 {
+	// A prior is a stand-in for a side of one session, never pooled with
+	// what sides of several sessions measure of their own.
+	if noise.Known() && multi && dfR > 0 && noise.Source != NoisePrior {
 		comps = pooledSessions(&c, la, lb, r2, noise)
 	} else if !sideComponents(&c, &comps, la, lb, r2, dfR, noise) {
 		return c
