@@ -7,8 +7,10 @@
 # compares each pair twice: without the calibration (a store that has none)
 # and with it. It prints, for each, how many of the primary verdicts (each
 # benchmark's first metric) claimed a change: without the calibration every
-# verdict must be "one session each, session noise unknown here", never a
-# claim; with it, at most α of them may claim one. Then, as root with a
+# verdict rests on the prior session noise for a virtual machine, which it
+# names ("session noise ±10.0% assumed for a virtual machine"); with the
+# calibration, on the noise measured. Either way at most α of them should
+# claim one. Then, as root with a
 # cgroup cpu controller, a real effect across sessions: a set under a CPU
 # quota of half a CPU against one just before it, both in cgroups of the
 # largest weight (which it makes, then removes), calibrated: about +100% on
@@ -26,6 +28,9 @@ CGO_ENABLED=0 go build -o "$dir/kdelta" ./cmd/kdelta
 work=(syscall:calls=3000000 pipe:loops=20000,cpus=same)
 flags=(-r 8 --cpus 0 --timeout 5m)
 calibrated="$dir/calibrated.db"
+# when says the time of day and the load average, which the figures depend on.
+when() { echo "$(date -u +%H:%M) UTC, load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
+echo "start: $(when)"
 echo "kdelta calibrate ${work[*]} -r 8 --cpus 0 --sessions $sessions"
 KDELTA_STORE=$calibrated "$dir/kdelta" calibrate "${work[@]}" -r 8 --cpus 0 --sessions "$sessions" 2>/dev/null
 
@@ -49,13 +54,14 @@ for i in $(seq 1 "$k"); do
 		primary "$dir/c$i-$how.md" >"$dir/v$i-$how.txt"
 		t=$(wc -l <"$dir/v$i-$how.txt")
 		c=$(grep -cE '^[^ ]+ (improved|regressed)' "$dir/v$i-$how.txt" || true)
-		u=$(grep -c 'session noise unknown here' "$dir/v$i-$how.txt" || true)
+		u=$(grep -c 'assumed for' "$dir/v$i-$how.txt" || true)
 		claims[$how]=$((${claims[$how]:-0} + c)) total[$how]=$((${total[$how]:-0} + t)) unknown[$how]=$((${unknown[$how]:-0} + u))
-		echo "pair $i, $how calibration: $(paste -sd';' "$dir/v$i-$how.txt" | sed 's/;/; /g')"
+		echo "pair $i ($(when)), $how calibration: $(paste -sd';' "$dir/v$i-$how.txt" | sed 's/;/; /g')"
 	done
 done
+echo "end of the A/A pairs: $(when)"
 for how in without with; do
-	echo "A/A $how calibration: ${claims[$how]} claims in ${total[$how]} primary verdicts over $k pairs (${unknown[$how]} \"session noise unknown\")"
+	echo "A/A $how calibration: ${claims[$how]} claims in ${total[$how]} primary verdicts over $k pairs (${unknown[$how]} on the assumed prior)"
 done
 
 # The real effect: a set under a CPU quota of half a CPU against a set
