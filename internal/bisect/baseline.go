@@ -25,16 +25,20 @@ import (
 // session noise known (kdelta calibrate) the verdict is kdelta compare's
 // across sessions, and when the session level is what limits it (more
 // sessions would settle it, more runs in this one would not) the
-// question asks for a new session (Sessions). Without it, a comparison of
-// one session a side could never settle, and the runs are judged as
-// independent, as they were before sessions were known, with a warning.
+// question asks for a new session (Sessions). Without it the prior
+// session noise for the kind of machine stands in, and the verdict names
+// it; "need ≈K sessions" is then under the assumed noise.
 // Each new session is a look with news in it, and the loop that adds
 // them errs more often than one that cannot (TestUntilConclusiveSessions:
 // 7% of A/A trials against 4.9%), and finds a change the session noise
 // hides from one session each far more often (94% against 76%).
 type Baseline struct {
-	set   *result.Set
-	noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise
+	// Compare holds the options of every comparison with the baseline
+	// (its SessionNoise is --session-noise); the zero value is kdelta
+	// compare's defaults.
+	Compare compare.Options
+	set     *result.Set
+	noise   func(*result.Set, *result.Benchmark, string) stats.SessionNoise
 	// warnings are the pairing's, each once.
 	warnings []string
 }
@@ -153,17 +157,15 @@ func (bl *Baseline) verdicts(set *result.Set) []baselineVerdict {
 }
 
 // compareWith compares b's metric, of set, with its counterpart in the
-// baseline: across sessions with the host's session noise, or, unknown,
-// the runs as independent (a warning says so).
+// baseline, across sessions: with the host's session noise, or, unknown,
+// the prior (acrossSessions).
 func (bl *Baseline) compareWith(set *result.Set, b *result.Benchmark, metric string) (stats.Comparison, error) {
 	o, note, err := Counterpart(b, len(set.Benchmarks), bl.set)
 	if err != nil {
 		return stats.Comparison{}, err
 	}
 	bl.warn(note)
-	c, warning, err := acrossSessions(compare.Options{}, bl.noise, "the baseline", bl.set, o, set, b, metric)
-	bl.warn(warning)
-	return c, err
+	return acrossSessions(bl.Compare, bl.noise, bl.set, o, set, b, metric)
 }
 
 func (bl *Baseline) warn(w string) {

@@ -23,6 +23,10 @@ func TestBaseline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The runs judged as independent (--session-noise 0); the prior
+	// below, and TestBaselineSessions with the host's noise.
+	zero := 0.0
+	bl.Compare.SessionNoise = &zero
 	skipped := bench(sp)
 	skipped.Skipped = "needs root"
 	failed := bench(sp)
@@ -52,10 +56,16 @@ func TestBaseline(t *testing.T) {
 			t.Errorf("%s: Stops %q, want one line starting %q", tt.name, stops, key+tt.stop)
 		}
 	}
-	// Without the host's session noise, the runs were judged as
-	// independent, and a warning says so, once.
-	if w := bl.Warnings(); len(w) != 1 || !strings.Contains(w[0], "session noise is unknown: the runs are judged as independent") {
-		t.Errorf("warnings %q, want the one of the session noise unknown", w)
+	if w := bl.Warnings(); len(w) != 0 {
+		t.Errorf("warnings %q, want none", w)
+	}
+	// Without the host's session noise or a figure given, the prior
+	// stands in, and the stop line names it: a 2% change is far below it.
+	bl.Compare.SessionNoise = nil
+	stops := bl.Stops(set(bench(sp, scaled(1.02, level)...)), 20)
+	if len(stops) != 1 || !strings.Contains(stops[0], "session noise ±10.0% assumed for a machine of unknown kind: kdelta calibrate measures this host's") ||
+		!strings.Contains(stops[0], "inconclusive") {
+		t.Errorf("uncalibrated: Stops %q, want the prior named", stops)
 	}
 }
 
@@ -149,8 +159,8 @@ func TestBaselinePairing(t *testing.T) {
 	s := set(bench(a, 100, 100, 101, 99, 100))
 	bl.Open(s)
 	bl.Stops(s, 20)
-	if w := bl.Warnings(); len(w) != 2 || !strings.Contains(w[0], "(parameters differ)") {
-		t.Errorf("warnings %q, want the fallback's once, and the session noise unknown", w)
+	if w := bl.Warnings(); len(w) != 1 || !strings.Contains(w[0], "(parameters differ)") {
+		t.Errorf("warnings %q, want the fallback's once", w)
 	}
 }
 

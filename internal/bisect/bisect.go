@@ -38,9 +38,9 @@ type Options struct {
 	Compare compare.Options
 	// Noise finds the host's session noise of a benchmark's metric, as
 	// the store learned it (kdelta calibrate, A/A twins); nil knows none.
-	// A step and the good set are two sessions: with the noise known they
-	// are compared across sessions, else their runs as independent, with
-	// a warning.
+	// A step and the good set are two sessions, compared across sessions
+	// with the noise known, else with the prior one the verdict names
+	// (Compare.SessionNoise, --session-noise, replaces both).
 	Noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise
 }
 
@@ -145,29 +145,18 @@ func (j *Judge) compareWith(ref *result.Set, set *result.Set, b *result.Benchmar
 // across compares the good set's base with b, of set, as acrossSessions
 // does.
 func (j *Judge) across(baseSet *result.Set, base *result.Benchmark, set *result.Set, b *result.Benchmark, metric string) (stats.Comparison, error) {
-	c, warning, err := acrossSessions(j.opt.Compare, j.opt.Noise, "the good set", baseSet, base, set, b, metric)
-	if warning != "" {
-		j.warn(warning)
-	}
-	return c, err
+	return acrossSessions(j.opt.Compare, j.opt.Noise, baseSet, base, set, b, metric)
 }
 
 // acrossSessions compares metric of b (of set) with base (of baseSet),
-// two sessions, under opt: across sessions with the host's session noise
-// when noise (nil: none) knows it, else their runs as independent, as
-// kdelta always judged them, with a warning saying so (what names the
-// base).
-func acrossSessions(opt compare.Options, noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise, what string,
-	baseSet *result.Set, base *result.Benchmark, set *result.Set, b *result.Benchmark, metric string) (stats.Comparison, string, error) {
+// two sessions, under opt, as kdelta compare compares them: with the
+// host's session noise when noise (nil: none) knows it, else the prior
+// session noise for the kind of machine, which the verdict names
+// (compare.Prior), or the figure of opt.SessionNoise.
+func acrossSessions(opt compare.Options, noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise,
+	baseSet *result.Set, base *result.Benchmark, set *result.Set, b *result.Benchmark, metric string) (stats.Comparison, error) {
 	opt.Noise = noise
-	c, err := compare.MetricIn(baseSet, base, set, b, metric, opt)
-	if err != nil || !c.Design.NoiseUnknown {
-		return c, "", err
-	}
-	warning := fmt.Sprintf("%s %s: %s is another session and this host's session noise is unknown: the runs are judged as independent, which two sessions are not (kdelta calibrate makes the verdict one across sessions)", b.Key(), metric, what)
-	opt.Noise, opt.RunsOnly = nil, true
-	c, err = compare.Metric(base, b, metric, opt)
-	return c, warning, err
+	return compare.MetricIn(baseSet, base, set, b, metric, opt)
 }
 
 func (j *Judge) warn(w string) {

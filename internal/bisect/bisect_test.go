@@ -70,8 +70,12 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// The decisions over runs judged as independent
+			// (--session-noise 0): TestJudgeSessionNoise judges
+			// across sessions.
+			zero := 0.0
 			opt := Options{Good: set(bench(sp, tt.good...)), GoodRef: "good.json", Metric: tt.metric,
-				Compare: compare.Options{Stats: stats.Options{Threshold: 0.05}}}
+				Compare: compare.Options{Stats: stats.Options{Threshold: 0.05}, SessionNoise: &zero}}
 			if tt.bad != nil {
 				opt.Bad, opt.BadRef = set(bench(sp, tt.bad...)), "bad.json"
 			}
@@ -91,17 +95,12 @@ func TestJudge(t *testing.T) {
 			if want := Decision(evs); want != tt.want && !(tt.want == "" && want == Skip) {
 				t.Errorf("Decision %q for evidence %q", want, e.Decision)
 			}
-			// The step and good are two sessions, and no session noise
-			// is known here: that is said of every comparison.
-			var others []string
-			for _, w := range j.Warnings() {
-				if !strings.Contains(w, "is another session and this host's session noise is unknown") {
-					others = append(others, w)
-				}
+			// The step and good are two sessions, judged as
+			// independent runs as the option says: the line says so.
+			if e.VsGood.A.N > 0 && !strings.Contains(line, "runs judged as independent (--session-noise 0)") {
+				t.Errorf("line %q does not say its runs are judged as independent", line)
 			}
-			if len(others) == len(j.Warnings()) {
-				t.Errorf("warnings %q: none says the session noise is unknown", j.Warnings())
-			}
+			others := j.Warnings()
 			warns := strings.Join(others, "\n")
 			if tt.warning != "" && !strings.Contains(warns, tt.warning) || tt.warning == "" && warns != "" {
 				t.Errorf("warnings %q, want %q", warns, tt.warning)
@@ -110,11 +109,12 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestJudgeSessionNoise: with the host's session noise known, a step and
-// the good set, one session each, are compared across sessions: an 8%
-// slowdown that the runs as independent call bad beyond the ±5% band is,
-// under a session noise of about ±10%, no longer a decision, and the
-// comparison's design carries the noise; a doubling still is bad.
+// TestJudgeSessionNoise: a step and the good set, one session each, are
+// compared across sessions: an 8% slowdown that the runs as independent
+// (--session-noise 0) call bad beyond the ±5% band is, under the host's
+// session noise of about ±10% or the prior of ±10%, no longer a
+// decision, and the comparison's design carries the noise; a doubling
+// still is bad.
 func TestJudgeSessionNoise(t *testing.T) {
 	sp := spec(t, "syscall:calls=1000")
 	level := []float64{100, 101, 99, 100.5, 99.5, 100.2, 99.8, 100.1}
@@ -127,19 +127,30 @@ func TestJudgeSessionNoise(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := func(*result.Set, *result.Benchmark, string) stats.SessionNoise { return noise }
+	zero := 0.0
 	for _, tt := range []struct {
 		factor float64
 		noise  bool
+		given  *float64
 		want   string
 	}{
-		{1.08, false, Bad},
-		{1.08, true, ""},
-		{2, true, Bad},
+		{1.08, false, &zero, Bad},
+		{1.08, false, nil, ""},
+		{2, false, nil, Bad},
+		{1.08, true, nil, ""},
+		{2, true, nil, Bad},
 	} {
 		opt := Options{Good: set(bench(sp, level...)), GoodRef: "good.json",
-			Compare: compare.Options{Stats: stats.Options{Threshold: 0.05}}}
+			Compare: compare.Options{Stats: stats.Options{Threshold: 0.05}, SessionNoise: tt.given}}
 		if tt.noise {
 			opt.Noise = known
+		}
+		// Uncalibrated, the prior stands in and the line names it.
+		if line := ""; !tt.noise && tt.given == nil {
+			e := New(opt).Evidence(set(bench(sp, scaled(tt.factor, level)...)))[0]
+			if line = e.Line(20); !strings.Contains(line, "session noise ±10.0% assumed for a machine of unknown kind") {
+				t.Errorf("×%g uncalibrated: line %q does not name the prior", tt.factor, line)
+			}
 		}
 		j := New(opt)
 		e := j.Evidence(set(bench(sp, scaled(tt.factor, level)...)))[0]

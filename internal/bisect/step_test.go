@@ -13,9 +13,13 @@ import (
 )
 
 // stepOptions are bisect-run's defaults against good.
+// Its runs are judged as independent (--session-noise 0): the steps'
+// scheduling is what the tests of it test; TestJudgeSessionNoise judges
+// across sessions.
 func stepOptions(good *result.Set) StepOptions {
+	zero := 0.0
 	return StepOptions{
-		Options: Options{Good: good, GoodRef: "good.json", Compare: compare.Options{Stats: stats.Options{Alpha: 0.05, Threshold: 0.05}}},
+		Options: Options{Good: good, GoodRef: "good.json", Compare: compare.Options{Stats: stats.Options{Alpha: 0.05, Threshold: 0.05}, SessionNoise: &zero}},
 		Repeat:  5, MaxRuns: 20, Warmup: 1,
 	}
 }

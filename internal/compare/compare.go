@@ -449,23 +449,30 @@ func compareMetric(all []*result.Benchmark, sets []*result.Set, m result.Metric,
 			noise = stats.SessionNoise{} // calibrated for one side's conditions only
 		}
 		noise = opt.sessionNoise(noise, sets, i+1)
+		// --session-noise 0: the runs of both sides as independent,
+		// judged as runs of one session are (benchstat's model), and
+		// said so in the design.
+		independent := noise.Source == stats.NoiseGiven && noise.SD == 0
 		if figures(a, b) {
 			row.Vs = append(row.Vs, compareFigures(a, b, so))
 			continue
 		}
 		var c stats.Comparison
 		switch {
-		case row.FromSummaries && opt.RunsOnly:
+		case row.FromSummaries && (opt.RunsOnly || independent):
 			c = stats.CompareSummaries(a.Summary, b.Summary, so)
 		case row.FromSummaries:
 			c = stats.CompareSummarySessions(a.Summary, b.Summary, noise, so)
-		case opt.RunsOnly:
+		case opt.RunsOnly || independent:
 			c = stats.Compare(a.Values, b.Values, so)
 		case sameSessions(a.SessionIDs, b.SessionIDs):
 			c = stats.Compare(a.Values, b.Values, so)
 			c.Design = stats.Design{Shared: true, Sessions: [2]int{len(a.Sessions), len(b.Sessions)}, Runs: [2]int{len(a.Values), len(b.Values)}}
 		default:
 			c = stats.CompareSessions(a.Sessions, b.Sessions, noise, so)
+		}
+		if independent && !c.Design.Shared {
+			c.Design = stats.Design{Sessions: [2]int{max(len(a.Sessions), 1), max(len(b.Sessions), 1)}, Runs: [2]int{a.Summary.N, b.Summary.N}, Noise: noise}
 		}
 		row.Vs = append(row.Vs, c)
 	}

@@ -28,9 +28,10 @@ func sessionSet(labels map[string]string, warnings []string, sessions []string, 
 
 // TestCompareDesigns checks that the design of the sessions picks the
 // test: shared sessions the run-level one; one session a side (runs
-// without a session, as old sets and imports have) no claim without the
-// host's session noise and the widened interval with it; several sessions
-// a side the test over sessions; summaries one session each.
+// without a session, as old sets and imports have) the interval widened
+// by the host's session noise, or without it by the prior it names;
+// several sessions a side the test over sessions; summaries one session
+// each.
 func TestCompareDesigns(t *testing.T) {
 	slow := []float64{120, 121, 119, 120, 122, 120, 121, 119}
 	base := []float64{100, 101, 99, 100, 102, 100, 101, 99}
@@ -42,26 +43,26 @@ func TestCompareDesigns(t *testing.T) {
 		s.Benchmarks[0].Summaries = map[string]result.Summary{"ns/call": {N: 10, Mean: mean, StdErr: 0.3}}
 		return s
 	}
+	prior := stats.Assumed(PriorVirtual, stats.NoisePrior, "a machine of unknown kind")
 	for _, tt := range []struct {
-		name    string
-		a, b    *result.Set
-		noise   func(*result.Set, *result.Benchmark, string) stats.SessionNoise
-		want    stats.Verdict
-		design  stats.Design
-		unknown bool
+		name   string
+		a, b   *result.Set
+		noise  func(*result.Set, *result.Benchmark, string) stats.SessionNoise
+		want   stats.Verdict
+		design stats.Design
 	}{
 		{"shared session", set(nil, nil, base...), set(nil, nil, slow...), nil, stats.Regressed,
-			stats.Design{Shared: true, Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}}, false},
-		{"one session each, noise unknown", sessionSet(nil, nil, []string{""}, base...), sessionSet(nil, nil, []string{""}, slow...), nil, stats.Inconclusive,
-			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}, NoiseUnknown: true}, true},
+			stats.Design{Shared: true, Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}}},
+		{"one session each, the prior", sessionSet(nil, nil, []string{""}, base...), sessionSet(nil, nil, []string{""}, slow...), nil, stats.Inconclusive,
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}, Noise: prior}},
 		{"one session each, calibrated", sessionSet(nil, nil, []string{"a"}, base...), sessionSet(nil, nil, []string{"b"}, slow...), noise, stats.Regressed,
-			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}, Noise: noise(nil, nil, "")}, false},
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{8, 8}, Noise: noise(nil, nil, "")}},
 		{"four sessions each", sessionSet(nil, nil, []string{"a1", "a2", "a3", "a4"}, base...), sessionSet(nil, nil, []string{"b1", "b2", "b3", "b4"}, slow...), nil, stats.Regressed,
-			stats.Design{Sessions: [2]int{4, 4}, Runs: [2]int{8, 8}}, false},
-		{"summaries, noise unknown", summary(100), summary(120), nil, stats.Inconclusive,
-			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{10, 10}, NoiseUnknown: true}, true},
+			stats.Design{Sessions: [2]int{4, 4}, Runs: [2]int{8, 8}}},
+		{"summaries, the prior", summary(100), summary(120), nil, stats.Inconclusive,
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{10, 10}, Noise: prior}},
 		{"summaries, calibrated", summary(100), summary(120), noise, stats.Regressed,
-			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{10, 10}, Noise: noise(nil, nil, "")}, false},
+			stats.Design{Sessions: [2]int{1, 1}, Runs: [2]int{10, 10}, Noise: noise(nil, nil, "")}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := Compare([]Input{{"a", tt.a}, {"b", tt.b}}, Options{Noise: tt.noise})
@@ -72,14 +73,14 @@ func TestCompareDesigns(t *testing.T) {
 			if c.Verdict != tt.want || c.Design != tt.design {
 				t.Errorf("%s %+v, want %s %+v", c.Verdict, c.Design, tt.want, tt.design)
 			}
-			// Unknown noise still says what changed, with no interval.
-			if tt.unknown && (c.Change < 0.19 || c.Change > 0.21 || !math.IsInf(c.CI[1], 1)) {
-				t.Errorf("change %v CI %v, want +20%% and no bound", c.Change, c.CI)
+			if c.Change < 0.19 || c.Change > 0.21 || math.IsInf(c.CI[1], 1) {
+				t.Errorf("change %v CI %v, want +20%% and a bound", c.Change, c.CI)
 			}
 		})
 	}
 	// A noise recorded for the baseline's conditions only (the other set
-	// ran elsewhere, or on other CPUs) is no noise for the pair.
+	// ran elsewhere, or on other CPUs) is no noise for the pair: the
+	// prior stands in.
 	a0, b0 := sessionSet(nil, nil, []string{"a"}, base...), sessionSet(nil, nil, []string{"b"}, slow...)
 	onlyA := func(s *result.Set, _ *result.Benchmark, _ string) stats.SessionNoise {
 		if s == a0 {
@@ -87,7 +88,7 @@ func TestCompareDesigns(t *testing.T) {
 		}
 		return stats.SessionNoise{}
 	}
-	if r, err := Compare([]Input{{"a", a0}, {"b", b0}}, Options{Noise: onlyA}); err != nil || !r.Rows[0].Vs[0].Design.NoiseUnknown {
+	if r, err := Compare([]Input{{"a", a0}, {"b", b0}}, Options{Noise: onlyA}); err != nil || r.Rows[0].Vs[0].Design.Noise != prior {
 		t.Errorf("noise of one side's conditions: %+v, %v", r.Rows[0].Vs[0].Design, err)
 	}
 	// RunsOnly judges separate sessions run by run, as bisect-run does.

@@ -58,7 +58,9 @@ func (s *Series) Neighbours(sets []*result.Set, opt stats.Options) []Neighbour {
 		case a == nil || b == nil:
 			n.Why = "no runs of " + s.Key() + " on one side"
 		default:
-			c, err := compare.Metric(a, b, s.Metric.Name, compare.Options{Stats: opt})
+			// The points' first sets tell the kind of machine, for
+			// the prior session noise of a point of one boot.
+			c, err := compare.MetricIn(firstSet(p, byID), a, firstSet(q, byID), b, s.Metric.Name, compare.Options{Stats: opt})
 			if err != nil {
 				n.Why = err.Error()
 			}
@@ -92,4 +94,14 @@ func (s *Series) benchmarkOf(p Point, byID map[string]*result.Set) *result.Bench
 		}
 	}
 	return out
+}
+
+// firstSet is the first of p's sets that sets holds, nil for none.
+func firstSet(p Point, byID map[string]*result.Set) *result.Set {
+	for _, id := range p.Sets {
+		if set := byID[id]; set != nil {
+			return set
+		}
+	}
+	return nil
 }

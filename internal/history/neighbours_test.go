@@ -73,8 +73,10 @@ func TestNeighbours(t *testing.T) {
 		bootedSet("a", "6.1", 1, 10, 100, 0.02, 0.01, 6),
 		bootedSet("b", "6.2", 1, 10, 200, 0.02, 0.01, 7),
 	}
-	if n := series(once).Neighbours(once, stats.Options{})[0]; n.Clear() || !n.Comparison.Design.NoiseUnknown {
-		t.Errorf("one boot a side: clear %v, noise unknown %v; want unclear, the session noise unknown", n.Clear(), n.Comparison.Design.NoiseUnknown)
+	// One boot a side: the prior session noise stands in for the
+	// host's, and a doubling is clear under it.
+	if n := series(once).Neighbours(once, stats.Options{})[0]; !n.Clear() || n.Comparison.Verdict != stats.Regressed || n.Comparison.Design.Noise.Source != stats.NoisePrior {
+		t.Errorf("one boot a side, doubled: clear %v, verdict %s, noise %+v; want clear, regressed under the prior", n.Clear(), n.Comparison.Verdict, n.Comparison.Design.Noise)
 	}
 
 	// A change point between neighbours that are ~ is a step not settled.
