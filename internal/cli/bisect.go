@@ -31,6 +31,7 @@ type bisectFlags struct {
 	fifo                    int
 	timeout                 time.Duration
 	rf                      recordFlags
+	noise                   sessionNoiseFlag
 }
 
 func newBisectRunCmd() *cobra.Command {
@@ -60,6 +61,7 @@ func newBisectRunCmd() *cobra.Command {
 	f.StringArrayVar(&b.labels, "label", nil, "label the measured result set, k=v (repeatable)")
 	f.StringVarP(&b.output, "output", "o", "", "write the measured result set, with the decision and its evidence, to this JSON file")
 	b.rf.register(f)
+	b.noise.register(f)
 	return c
 }
 
@@ -75,6 +77,9 @@ func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
 		return nil, fmt.Errorf("--threshold: %w", err)
 	}
 	o.Compare.Stats.Threshold = thr
+	if o.Compare.SessionNoise, err = b.noise.value(); err != nil {
+		return nil, err
+	}
 	if err := o.Check(); err != nil {
 		return nil, err
 	}

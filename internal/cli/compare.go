@@ -40,7 +40,11 @@ func newCompareCmd() *cobra.Command {
 			// The resolver loads the sets and finds the host's session noise.
 			refs := newResolver(c.Context(), "")
 			defer refs.Close()
-			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: cf.metrics}
+			given, err := cf.noise.value()
+			if err != nil {
+				return err
+			}
+			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: cf.metrics, SessionNoise: given}
 			first, err := compare.Files(args, refs.Set, opt)
 			if err != nil {
 				return err
@@ -76,6 +80,7 @@ func newCompareCmd() *cobra.Command {
 	}
 	f := c.Flags()
 	cf.register(f, "output format")
+	cf.noise.register(f)
 	f.StringSliceVar(&and, "and", nil, "compare the change A->B with the change C->D: --and C,D")
 	f.StringVar(&cf.metrics, "metrics", "", "metrics judged: primary (the workload's), all (and the runs' counters and rusage, per operation), or a list; default primary, all for stat sets")
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
@@ -88,6 +93,7 @@ func newCompareCmd() *cobra.Command {
 type compareFlags struct {
 	format, threshold, test, failOn, metrics string
 	alpha                                    float64
+	noise                                    sessionNoiseFlag // compare and explain only
 }
 
 // register adds the flags; what names the output --format chooses.

@@ -28,6 +28,10 @@ func newExplainCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			given, err := cf.noise.value()
+			if err != nil {
+				return err
+			}
 			refs := newResolver(c.Context(), "")
 			defer refs.Close()
 			var sets [2]*result.Set
@@ -38,7 +42,7 @@ func newExplainCmd() *cobra.Command {
 			}
 			names := compare.Names(sets[:], args)
 			rep, err := explain.Explain(compare.Input{Name: names[0], Set: sets[0]}, compare.Input{Name: names[1], Set: sets[1]},
-				explain.Options{Stats: so, Noise: refs.Noise})
+				explain.Options{Stats: so, Noise: refs.Noise, SessionNoise: given})
 			if err != nil {
 				return fmt.Errorf("explain: %w", err)
 			}
@@ -51,5 +55,6 @@ func newExplainCmd() *cobra.Command {
 	f.Float64Var(&cf.alpha, "alpha", 0.05, "significance level")
 	f.StringVar(&cf.threshold, "threshold", "1%", "noise band: changes inside ±threshold do not matter (percent)")
 	f.StringVar(&cf.test, "test", "mannwhitney", "mannwhitney or welch")
+	cf.noise.register(f)
 	return c
 }

@@ -21,6 +21,7 @@ type untilFlags struct {
 	baseline string
 	maxRuns  int
 	maxFlag  *pflag.Flag // --max-runs, to tell it given from its default
+	noise    sessionNoiseFlag
 	// base is the baseline's question, once rule made it; stops say why
 	// each workload stopped.
 	base  *bisect.Baseline
@@ -32,6 +33,7 @@ func (u *untilFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&u.baseline, "baseline", "", "with --until-conclusive: the result set to compare with")
 	f.IntVar(&u.maxRuns, "max-runs", 20, "with --until-conclusive: measured runs per workload at most")
 	u.maxFlag = f.Lookup("max-runs")
+	u.noise.register(f)
 }
 
 // rule checks the flags and returns kdelta run's stopping rule: -r runs,
@@ -59,6 +61,9 @@ func (u *untilFlags) rule(ctx context.Context, storeFlag string, specs []workloa
 		return runner.Until{}, fmt.Errorf("--baseline: %w", err)
 	}
 	if u.base, err = bisect.NewBaseline(base, u.baseline, specs, storeNoise(ctx, storeFlag)); err != nil {
+		return runner.Until{}, err
+	}
+	if u.base.Compare.SessionNoise, err = u.noise.value(); err != nil {
 		return runner.Until{}, err
 	}
 	return runner.Until{Batch: 1, MaxRuns: u.maxRuns, More: u.base.Open, Sessions: u.base.Sessions}, nil
