@@ -37,6 +37,7 @@ func compareFigures(a, b Side, opt stats.Options) stats.Comparison {
 	}
 	if x, y := a.Values[0], b.Values[0]; x != 0 && !math.IsNaN(x) && !math.IsNaN(y) {
 		c.Change = y/x - 1
+		c.Centres, c.Centre = [2]float64{x, y}, stats.CentreValues
 	}
 	return c
 }

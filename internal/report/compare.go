@@ -268,10 +268,17 @@ func latencySummary(w io.Writer, lt compare.LatencyTable, names []string) {
 			prefix = letter(i) + " vs A: "
 		}
 		verdict := "no test of the means"
+		a, b, what := means[0], means[i], ""
 		if i-1 < len(lt.Mean) {
-			verdict = lt.Mean[i-1].Verdict.Words()
+			// The verdict's own centres, so that the figures and the
+			// change are one estimate: its centre is named.
+			c := lt.Mean[i-1]
+			verdict = c.Verdict.Words()
+			if c.Centre != "" {
+				a, b, what = c.Centres[0], c.Centres[1], " ("+c.Centre+" of the runs' means)"
+			}
 		}
-		fmt.Fprintf(w, "  %sMean latency: %s -> %s (%s)\n", prefix, mailNum(means[0], lt.Unit), mailNum(means[i], lt.Unit), changeWords(means[0], means[i], verdict))
+		fmt.Fprintf(w, "  %sMean latency%s: %s -> %s (%s)\n", prefix, what, mailNum(a, lt.Unit), mailNum(b, lt.Unit), changeWords(a, b, verdict))
 		fmt.Fprintf(w, "  %sMax latency: %s -> %s (%s; the largest of all runs, one sample a side: no test)\n", prefix, mailNum(maxes[0], lt.Unit), mailNum(maxes[i], lt.Unit), changeWords(maxes[0], maxes[i], ""))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
@@ -135,10 +136,13 @@ func centre(s compare.Side) float64 {
 // with no better side, else the size and what the verdict is.
 func VerdictSentence(row compare.Row) string {
 	c := row.Vs[0]
-	a, b := centre(row.Sides[0]), centre(row.Sides[1])
+	a, b, name := Centres(c, row.Sides[0], row.Sides[1])
 	head := fmt.Sprintf("%s %s -> %s", row.Metric.Name, WithUnit(a, row.Metric.Unit), WithUnit(b, row.Metric.Unit))
 	if row.Figures(0) {
 		return head + " (" + FigureWords(c.Change, row.Metric) + ")"
+	}
+	if name != "" {
+		return head + " (" + verdictWords(c) + "; " + name + ")"
 	}
 	return head + " (" + verdictWords(c) + ")"
 }
@@ -230,11 +234,19 @@ func workBlocks(r *explain.Report) []block {
 	for _, w := range r.Work {
 		bs = append(bs, block{line: w.Bench + ":"})
 		t := [][]string{{"figure", "A", "B", "change", "verdict"}}
+		var names []string
 		for _, row := range w.Rows {
 			c := row.Vs[0]
-			t = append(t, []string{row.Metric.Name, Num(centre(row.Sides[0])), Num(centre(row.Sides[1])), Pct(c.Change), shortVerdict(c)})
+			a, b, name := Centres(c, row.Sides[0], row.Sides[1])
+			t = append(t, []string{row.Metric.Name, Num(a), Num(b), Pct(c.Change), shortVerdict(c)})
+			if name != "" && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
 		}
 		bs = append(bs, block{table: t, right: []bool{false, true, true, true, false}})
+		if len(names) > 0 {
+			bs = append(bs, block{line: "  A and B are the centres each change relates: " + strings.Join(names, ", ")})
+		}
 	}
 	return bs
 }

@@ -181,6 +181,13 @@ type Comparison struct {
 	// bounded number of runs or sessions to settle against the noise
 	// measured: it sits on the threshold, or far below the host's noise.
 	BelowNoise bool
+	// Centres are the two sides' centres that Change relates, from the
+	// estimator that made it, and Centre names them: B's centre over A's,
+	// less one, is Change (on raw values, their difference over |A's|).
+	// A line that prints figures beside the change prints these, so that
+	// they never disagree. Centre is "" when no change was estimated.
+	Centres [2]float64 `json:"-"`
+	Centre  string     `json:"-"`
 	// Design says how the runs were grouped into sessions, when the
 	// comparison knew (CompareSessions, and compare for Compare's rows).
 	Design Design
@@ -255,6 +262,7 @@ func Compare(a, b []float64, opt Options) Comparison {
 		}
 		c.Change = w.Change()
 		c.CI[0], c.CI[1] = w.RelativeCI(opt.Alpha)
+		c.Centres, c.Centre = [2]float64{c.A.Mean, c.B.Mean}, CentreMeans
 	default:
 		mw := mannWhitneySorted(sa, sb)
 		c.P, c.Stat, c.Exact = mw.P, mw.UA, mw.Exact
@@ -267,6 +275,10 @@ func Compare(a, b []float64, opt Options) Comparison {
 			c.Warnings = append(c.Warnings, "values ≤ 0: the change is the shift of raw values relative to the median of "+opt.Names[0]+", not a ratio")
 		}
 		c.Change, c.CI = sh.Change, [2]float64{sh.Lo, sh.Hi}
+		// The shift is not a ratio of two centres: A's median and
+		// that median shifted by it are the figures it relates.
+		m := c.A.Median
+		c.Centres, c.Centre = [2]float64{m, m + sh.Change*math.Abs(m)}, CentreShift
 	}
 	decide(&c, n1, n2, nMin, reachable)
 	return c
@@ -348,6 +360,7 @@ func CompareSummaries(a, b Summary, opt Options) Comparison {
 	}
 	c.Change = w.Change()
 	c.CI[0], c.CI[1] = w.RelativeCI(opt.Alpha)
+	c.Centres, c.Centre = [2]float64{a.Mean, b.Mean}, CentreMeans
 	decide(&c, a.N, b.N, nMin, reachable)
 	return c
 }

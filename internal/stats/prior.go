@@ -1,6 +1,9 @@
 package stats
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // A NoiseSource says where a SessionNoise comes from.
 type NoiseSource string
@@ -45,4 +48,31 @@ func (n SessionNoise) Assumption() string {
 		return fmt.Sprintf("session noise ±%.1f%% given (--session-noise)", 100*n.SD)
 	}
 	return ""
+}
+
+// The centres a Comparison's change relates (Comparison.Centre).
+const (
+	CentreMeans     = "means"
+	CentreGeometric = "geometric means"
+	CentreSessions  = "geometric means over sessions"
+	CentreShift     = "A's median and its Hodges–Lehmann shift"
+	CentreValues    = "single values"
+)
+
+// centres are the centres of a comparison across sessions, la and lb its
+// levels: on logs the geometric means, of the runs for one session a
+// side, else of the sessions' geometric means; on raw values (raw: the
+// levels are values over |meanA|, meanA the mean of A's runs) the means
+// of the session means.
+func centres(la, lb sessionLevels, raw bool, meanA float64) ([2]float64, string) {
+	ma, mb := mean(la.means), mean(lb.means)
+	if raw {
+		scale := math.Abs(meanA)
+		return [2]float64{ma * scale, mb * scale}, CentreMeans
+	}
+	name := CentreGeometric
+	if len(la.means) > 1 || len(lb.means) > 1 {
+		name = CentreSessions
+	}
+	return [2]float64{math.Exp(ma), math.Exp(mb)}, name
 }

@@ -246,6 +246,7 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 	}
 	d := mean(lb.means) - mean(la.means)
 	c.Change = toChange(d)
+	c.Centres, c.Centre = centres(la, lb, toChange(1) == 1, mean(sa)) // raw values: toChange is d ↦ d
 	single := len(a) == 1 || len(b) == 1
 	if single {
 		if !noise.Known() {
@@ -378,6 +379,7 @@ func CompareSummarySessions(a, b Summary, noise SessionNoise, opt Options) Compa
 	}
 	d := math.Log(b.Mean / a.Mean)
 	c.Change = math.Expm1(d)
+	c.Centres, c.Centre = [2]float64{a.Mean, b.Mean}, CentreMeans
 	if !noise.Known() {
 		c.Design.NoiseUnknown = true
 		return c
