@@ -73,6 +73,8 @@ func VerdictText(c stats.Comparison) string {
 		return "inconclusive: one session on a side, " + NoiseUnknownText
 	case c.NeedSessions > 0:
 		return fmt.Sprintf("inconclusive (need ≈%d sessions)", c.NeedSessions)
+	case c.BelowNoise && c.Design.Noise.Source != stats.NoiseMeasured:
+		return "inconclusive (the change is far below the session noise assumed)"
 	case c.BelowNoise:
 		return "inconclusive (the change is far below this host's noise)"
 	case c.NeedRuns > 0:
