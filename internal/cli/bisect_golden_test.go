@@ -120,7 +120,10 @@ func TestBisectRunGolden(t *testing.T) {
 			if err := os.WriteFile(values, []byte(list.String()), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			args := append([]string{"bisect-run", "--metric", "value", "--warmup", "0", "-r", "5", "--no-store"}, tt.args...)
+			// The decisions over runs judged as independent
+			// (--session-noise 0), as bisect-run judged them before
+			// session noise: uncalibrated, the prior stands in.
+			args := append([]string{"bisect-run", "--metric", "value", "--warmup", "0", "-r", "5", "--no-store", "--session-noise", "0"}, tt.args...)
 			code, stdout, stderr := runKdelta(args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, stdout, stderr)
