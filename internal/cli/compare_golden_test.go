@@ -107,7 +107,7 @@ func TestCompareCLIGolden(t *testing.T) {
 	}
 	st.Close()
 	code, stdout, stderr := runKdelta("compare", a, c)
-	if code != 0 || !strings.Contains(stdout, "session noise ±2.0%)") || strings.Count(stdout, "assumed") != 2 { // the other two rows: the prior
+	if code != 0 || !strings.Contains(stdout, "session noise ±2.0%)") || strings.Count(stdout, "assumed for") != 2 { // the other two rows: the prior
 		t.Errorf("calibrated: exit %d\n%s%s", code, stdout, stderr)
 	}
 	golden.Check(t, "compare-calibrated.stdout", []byte(strings.ReplaceAll(stdout, dir, "$DIR")))
