@@ -131,7 +131,7 @@ func Stream(path string) bool {
 func WriteBytes(path string, b []byte) error {
 	return Write(path, func(w io.Writer) error {
 		_, err := w.Write(b)
-		return err
+		return unwrap(err)
 	})
 }
 
