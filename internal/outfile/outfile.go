@@ -62,7 +62,7 @@ func classify(path string) (kind, error) {
 	if errors.Is(err, fs.ErrNotExist) {
 		d, derr := os.Stat(filepath.Dir(path))
 		if derr != nil {
-			return 0, fmt.Errorf("cannot be created: %w", unwrap(derr))
+			return 0, unwrap(derr)
 		}
 		if !d.IsDir() {
 			return 0, fmt.Errorf("cannot be created: %s is not a directory", filepath.Dir(path))
