@@ -116,6 +116,10 @@ func checkJournalDir(dir string) error {
 // written on the machine under root ("/" but in tests).
 type validator struct {
 	root string
+	// tracefs is $KDELTA_TRACEFS, the tracefs directory that the tests
+	// give --funclatency (and so kdelta restore): the tracefs files it
+	// holds are what a kdelta of the same environment writes.
+	tracefs string
 }
 
 // at is p on the machine: root joined.
@@ -166,6 +170,12 @@ func (v validator) checkKnob(what string, e Entry) error {
 	if !clean(e.Path) {
 		return broke(what, "path %q is not a clean absolute path", e.Path)
 	}
+	if v.tracefs != "" && strings.HasPrefix(e.Key, "tracefs.") && under(e.Path, v.tracefs) {
+		if err := resolvesUnder(e.Path, v.tracefs); err != nil {
+			return broke(what, "path %q %v, outside $KDELTA_TRACEFS", e.Path, err)
+		}
+		return checkValues(what, e)
+	}
 	rel, ok := v.rel(e.Path)
 	if !ok {
 		return broke(what, "path %q is outside %s", e.Path, v.root)
@@ -176,6 +186,11 @@ func (v validator) checkKnob(what string, e Entry) error {
 	if err := resolvesUnder(e.Path, v.at("sys"), v.at("proc/sys")); err != nil {
 		return broke(what, "path %q %v, outside /sys and /proc/sys", e.Path, err)
 	}
+	return checkValues(what, e)
+}
+
+// checkValues: a knob entry's values are of one line.
+func checkValues(what string, e Entry) error {
 	for _, val := range append([]string{e.Value}, e.Set...) {
 		if strings.ContainsAny(val, "\n\x00") {
 			return broke(what, "value %q holds a newline or NUL", val)

@@ -196,6 +196,15 @@ func Recover(dir string) (done []Recovery, holders []Holder, err error) {
 	return recoverAt(dir, "/")
 }
 
+// tracefsEnv is the tracefs directory the environment gives kdelta
+// ($KDELTA_TRACEFS, a test's), when it is a clean absolute path.
+func tracefsEnv() string {
+	if d := os.Getenv("KDELTA_TRACEFS"); clean(d) && d != "/" {
+		return d
+	}
+	return ""
+}
+
 // recoverAt is Recover for the machine under root, whose knob files,
 // cgroups and /proc the journals' records must name.
 func recoverAt(dir, root string) (done []Recovery, holders []Holder, err error) {
@@ -209,7 +218,7 @@ func recoverAt(dir, root string) (done []Recovery, holders []Holder, err error) 
 	if err := checkJournalDir(dir); err != nil {
 		return nil, nil, fmt.Errorf("%w: its journals are not acted on", err)
 	}
-	v := validator{root: root}
+	v := validator{root: root, tracefs: tracefsEnv()}
 	for _, e := range ents {
 		name := e.Name()
 		p := filepath.Join(dir, name)
