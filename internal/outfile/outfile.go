@@ -61,12 +61,16 @@ func classify(path string) (kind, error) {
 	li, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		d, derr := os.Stat(filepath.Dir(path))
-		if derr != nil {
+		if errors.Is(derr, fs.ErrNotExist) {
 			return 0, unwrap(derr)
 		}
-		if !d.IsDir() {
+		if derr == nil && !d.IsDir() {
 			return 0, fmt.Errorf("cannot be created: %s is not a directory", filepath.Dir(path))
 		}
+		return replace, nil
+	}
+	if errors.Is(err, fs.ErrPermission) {
+		// A directory this user may not look into: the write says so.
 		return replace, nil
 	}
 	if err != nil {
