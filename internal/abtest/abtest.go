@@ -19,6 +19,7 @@ import (
 	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/knob"
+	"github.com/kdelta/kdelta/internal/outfile"
 	kprofile "github.com/kdelta/kdelta/internal/profile"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
@@ -347,6 +348,10 @@ func (s *session) runOne(ctx context.Context) error {
 		s.warn(w)
 	}
 	opt.Output, opt.Record = output, s.o.Record
+	if outfile.Stream(output) {
+		// A device or pipe (-o /dev/stdout) takes the set once, below.
+		opt.Output = ""
+	}
 	set, err := runner.RunUntil(ctx, s.specs, opt, s.o.Until)
 	s.res.Sets = []*result.Set{set}
 	stampKnobs(set, values)

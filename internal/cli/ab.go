@@ -133,6 +133,9 @@ func (s *sessionFlags) jobGiven() bool {
 // and compared.
 func runJob(c *cobra.Command, args []string, s *sessionFlags) error {
 	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	if err := checkOutput(c.Context(), s.output, s.rf.loc, s.ov.File); err != nil {
+		return err
+	}
 	o, err := s.abOptions(c.Context(), args)
 	if err != nil {
 		return err

@@ -102,6 +102,9 @@ func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
 // and exits as git bisect run reads it.
 func (b *bisectFlags) run(c *cobra.Command) error {
 	stdout, stderr := c.OutOrStdout(), c.ErrOrStderr()
+	if err := checkOutput(c.Context(), b.output, "", b.o.GoodRef, b.o.BadRef); err != nil {
+		return err
+	}
 	step, err := b.step(c)
 	if err != nil {
 		return err

@@ -30,6 +30,9 @@ func newCompareCmd() *cobra.Command {
 		Long:  longHelp("compare"),
 		Args:  cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutput(c.Context(), output, "", append(args, and...)...); err != nil {
+				return err
+			}
 			so, err := cf.options()
 			if err != nil {
 				return err

@@ -73,6 +73,9 @@ func (h *historyFlags) run(c *cobra.Command) error {
 		return err
 	}
 	ctx := c.Context()
+	if err := checkOutput(ctx, h.output, h.loc); err != nil {
+		return err
+	}
 	r := newResolver(ctx, h.loc)
 	defer r.Close()
 	st, err := r.Store()

@@ -22,6 +22,9 @@ func newImportCmd() *cobra.Command {
 		Long:  longHelp("import"),
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutput(c.Context(), output, rf.loc, args...); err != nil {
+				return err
+			}
 			if format != "" {
 				if err := report.CheckFormat(format, result.Formats()); err != nil {
 					return err

@@ -64,6 +64,9 @@ func newProfileDiffCmd() *cobra.Command {
 			if err := report.CheckFormat(format, report.ProfileDiffFormats); err != nil {
 				return err
 			}
+			if err := checkOutput(c.Context(), output, "", args...); err != nil {
+				return err
+			}
 			diffs, err := kprofile.Diffs(args, only, by, sourceIn(c.Context()))
 			if err != nil {
 				return err
@@ -93,6 +96,9 @@ func newProfilePprofCmd() *cobra.Command {
 		Long:  longHelp("profile-pprof"),
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutput(c.Context(), output, "", args[0]); err != nil {
+				return err
+			}
 			skipped, err := kprofile.ExportPprof(args[0], only, output, sourceIn(c.Context()))
 			for _, s := range skipped {
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", s)

@@ -28,9 +28,12 @@ func newRestoreCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			failed := report.WriteRestore(out, stderr, dir, done, holders)
-			if failed {
+			failed, aside := report.WriteRestore(out, stderr, dir, done, holders)
+			switch {
+			case failed:
 				return &exitError{code: ExitBad, err: errors.New("restore: some knobs could not be written back; their journals stay for another try")}
+			case aside:
+				return &exitError{code: ExitBad, err: errors.New("restore: some journals broke a rule for what kdelta reads back and were set aside, nothing in them done")}
 			}
 			return nil
 		},

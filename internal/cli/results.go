@@ -180,6 +180,9 @@ func newResultsExportCmd(loc *string) *cobra.Command {
 		Short: "Write a stored result set as a JSON file (stdout without -o)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutput(c.Context(), output, *loc); err != nil {
+				return err
+			}
 			r := newResolver(c.Context(), *loc)
 			defer r.Close()
 			id, err := r.StoredID(args[0])

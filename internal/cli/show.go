@@ -18,6 +18,9 @@ func newShowCmd() *cobra.Command {
 		Short: "Summarise a result set: per metric n, mean ± stddev (CV), median, min, max",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := checkOutput(c.Context(), output, "", args[0]); err != nil {
+				return err
+			}
 			r := newResolver(c.Context(), "")
 			defer r.Close()
 			if err := report.CheckFormat(format, []string{"text", report.HTMLFormat}); err != nil {

@@ -33,6 +33,9 @@ func newStatCmd() *cobra.Command {
 			if repeat < 1 {
 				return fmt.Errorf("-r/--repeat: must be at least 1, got %d", repeat)
 			}
+			if err := checkOutput(c.Context(), output, rf.loc); err != nil {
+				return err
+			}
 			opt, err := sessionOptions(c.Context(), cpus, fifo, 0, repeat, timeout, output, labels)
 			if err != nil {
 				return err

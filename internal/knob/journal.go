@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,12 @@ type Entry struct {
 	Key   string `json:"key"`
 	Path  string `json:"path"`
 	Value string `json:"value"`
+	// Set lists the values the session may write to the file. A file
+	// found holding another value was changed by hand after kdelta set
+	// it, and is kept. Without Set (a tracefs file, whose content does
+	// not read back as what was written) the old value is written
+	// whatever the file holds.
+	Set []string `json:"set,omitempty"`
 }
 
 // record is a restore journal's content.
@@ -64,6 +71,11 @@ type journal struct {
 func createJournal(dir string, rec record) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("restore journal: %w (set XDG_STATE_HOME to a writable directory)", err)
+	}
+	// A journal where others may write would not be honoured after a
+	// crash: refuse it before any knob is changed.
+	if err := checkJournalDir(dir); err != nil {
+		return nil, fmt.Errorf("%w (a kdelta that is killed could not be undone from it; chmod go-w it, or set XDG_STATE_HOME)", err)
 	}
 	final := freeJournalName(dir, rec.PID)
 	tmp := final + ".tmp"
@@ -148,8 +160,13 @@ type Recovery struct {
 	File string
 	PID  int
 	// Restored lists the knobs written back; Unchanged those that already
-	// held their old value.
-	Restored, Unchanged []Entry
+	// held their old value; HandSet those that held neither it nor a
+	// value kdelta set, and were left as they are.
+	Restored, Unchanged, HandSet []Entry
+	// SetAside says the journal broke a rule for what kdelta reads back
+	// (Err says which) and was renamed FILE.bad with nothing in it done;
+	// no later kdelta tries it again.
+	SetAside bool
 	// Shield is what taking down the kdelta's CPU shield did; nil when
 	// it had none.
 	Shield *ShieldUndo
@@ -170,7 +187,27 @@ type Holder struct {
 // gone (its lock can be taken) and removes those journals; the journals of
 // running kdeltas are listed in holders and left alone. A directory that
 // does not exist holds nothing.
+//
+// Every journal is checked before anything in it is done (see guard.go):
+// one that breaks a rule is renamed FILE.bad and reported in done with
+// SetAside. A directory that is not the user's own, or that others may
+// write, is left as it is, and the error says so.
 func Recover(dir string) (done []Recovery, holders []Holder, err error) {
+	return recoverAt(dir, "/")
+}
+
+// tracefsEnv is the tracefs directory the environment gives kdelta
+// ($KDELTA_TRACEFS, a test's), when it is a clean absolute path.
+func tracefsEnv() string {
+	if d := os.Getenv("KDELTA_TRACEFS"); clean(d) && d != "/" {
+		return d
+	}
+	return ""
+}
+
+// recoverAt is Recover for the machine under root, whose knob files,
+// cgroups and /proc the journals' records must name.
+func recoverAt(dir, root string) (done []Recovery, holders []Holder, err error) {
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
@@ -178,6 +215,10 @@ func Recover(dir string) (done []Recovery, holders []Holder, err error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("restore journal: %w", err)
 	}
+	if err := checkJournalDir(dir); err != nil {
+		return nil, nil, fmt.Errorf("%w: its journals are not acted on", err)
+	}
+	v := validator{root: root, tracefs: tracefsEnv()}
 	for _, e := range ents {
 		name := e.Name()
 		p := filepath.Join(dir, name)
@@ -187,12 +228,12 @@ func Recover(dir string) (done []Recovery, holders []Holder, err error) {
 			// before any knob was written.
 			if f, err := os.Open(p); err == nil {
 				if sys.TryLock(f) == nil && sameFile(f, p) {
-					os.Remove(p)
+					_ = fsys.Remove(p)
 				}
 				f.Close()
 			}
 		case strings.HasSuffix(name, ".json"):
-			r, h := recoverOne(p)
+			r, h := recoverOne(p, v)
 			if h != nil {
 				holders = append(holders, *h)
 			}
@@ -205,14 +246,14 @@ func Recover(dir string) (done []Recovery, holders []Holder, err error) {
 }
 
 // recoverOne restores one journal if its owner is gone.
-func recoverOne(p string) (*Recovery, *Holder) {
+func recoverOne(p string, v validator) (*Recovery, *Holder) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, nil // removed meanwhile by its owner or another kdelta
 	}
 	defer f.Close()
 	var rec record
-	data, rerr := os.ReadFile(p)
+	data, rerr := fsys.ReadFile(p)
 	if rerr == nil {
 		rerr = json.Unmarshal(data, &rec)
 	}
@@ -232,17 +273,31 @@ func recoverOne(p string) (*Recovery, *Holder) {
 		return nil, nil
 	}
 	r := &Recovery{File: p, PID: rec.PID}
-	if rerr != nil {
+	bad := checkOwner("restore journal", p, false)
+	if bad == nil && rerr != nil {
 		// Journals are renamed into place whole, so this one was damaged
-		// after the fact: keep it aside for a human, never retry it.
-		os.Rename(p, p+".bad")
-		r.Err = fmt.Errorf("restore journal %s is unreadable (%v); moved to %s.bad", p, rerr, p)
+		// after the fact.
+		bad = broke("restore journal", "unreadable: %v", rerr)
+	}
+	if bad == nil {
+		bad = v.check(&rec)
+	}
+	if bad != nil {
+		// Keep it aside for a human, never retry it.
+		r.SetAside = true
+		if err := fsys.Rename(p, p+".bad"); err != nil {
+			r.Err = fmt.Errorf("restore journal %s set aside, nothing in it done: %v (and it could not be renamed: %v)", p, bad, unwrapPath(err))
+		} else {
+			r.Err = fmt.Errorf("restore journal %s set aside as %s.bad, nothing in it done: %v", p, p, bad)
+		}
 		return r, nil
 	}
 	var errs []error
 	for _, e := range rec.Knobs {
-		changed, err := writeBack(e.Path, e.Value)
+		changed, err := writeBack(e.Path, e.Value, e.Set)
 		switch {
+		case errors.Is(err, errHandSet):
+			r.HandSet = append(r.HandSet, e)
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s=%s: %w", e.Path, e.Value, err))
 		case changed:
@@ -262,16 +317,33 @@ func recoverOne(p string) (*Recovery, *Holder) {
 		r.Err = errors.Join(errs...)
 		return r, nil
 	}
-	os.Remove(p)
+	_ = fsys.Remove(p)
 	syncDir(filepath.Dir(p))
 	return r, nil
 }
 
+// errHandSet marks a file that holds neither its old value nor one that
+// kdelta set: someone set it by hand since, and it is kept.
+var errHandSet = errors.New("changed by hand")
+
 // writeBack gives the file at path its old value when it holds another.
-func writeBack(path, value string) (changed bool, err error) {
-	if b, err := os.ReadFile(path); err == nil {
-		if v, err := ParseValue(string(b)); err == nil && same(v.Selected, value) {
-			return false, nil
+// With set, the values kdelta may have written, a file that holds none
+// of them is left alone (errHandSet).
+func writeBack(path, value string, set []string) (changed bool, err error) {
+	return writeBackAs(path, value, set, same)
+}
+
+// writeBackAs is writeBack with eq telling whether what the file reads
+// is a value written.
+func writeBackAs(path, value string, set []string, eq func(read, written string) bool) (changed bool, err error) {
+	if b, err := fsys.ReadFile(path); err == nil {
+		if v, err := ParseValue(string(b)); err == nil {
+			if eq(v.Selected, value) {
+				return false, nil
+			}
+			if len(set) > 0 && !slices.ContainsFunc(set, func(s string) bool { return eq(v.Selected, s) }) {
+				return false, errHandSet
+			}
 		}
 	}
 	if err := writeFile(path, value); err != nil {
@@ -329,13 +401,30 @@ func (r Recovery) Done() []string {
 	return out
 }
 
+// handSetLines say which files the recovery left as set by hand.
+func (r Recovery) handSetLines() []string {
+	var out []string
+	for _, e := range r.HandSet {
+		out = append(out, fmt.Sprintf("warning: kept %s (%s) as it is: it no longer holds what kdelta pid %d set, so it was changed by hand since (its value before kdelta was %q)", e.Key, e.Path, r.PID, e.Value))
+	}
+	if r.Shield != nil {
+		for _, e := range r.Shield.HandSet {
+			out = append(out, fmt.Sprintf("warning: kept %s (%s) as it is: it no longer holds what kdelta pid %d's CPU shield set, so it was changed by hand since (its value before the shield was %q)", e.Key, e.Path, r.PID, e.Value))
+		}
+	}
+	return out
+}
+
 // Warnings lists what the recovery could not write back, one line each,
 // each starting "warning: ".
 func (r Recovery) Warnings() []string {
+	out := r.handSetLines()
 	if r.Err == nil {
-		return nil
+		return out
 	}
-	var out []string
+	if r.SetAside {
+		return append(out, fmt.Sprintf("warning: %v (kdelta will not try it again; read it, undo by hand what it names, and remove it)", r.Err))
+	}
 	for _, l := range strings.Split(r.Err.Error(), "\n") {
 		out = append(out, fmt.Sprintf("warning: could not restore what kdelta pid %d left changed: %s (kdelta restore tries again)", r.PID, l))
 	}

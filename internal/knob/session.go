@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -46,6 +47,8 @@ type file struct {
 	orig string // the selected value before the session
 	// value holds the file's content as read at open, for choices.
 	value Value
+	// sets are the values the session's settings may write.
+	sets []string
 }
 
 // Open checks every knob of every group of settings (variants) on the
@@ -80,6 +83,9 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 				if err := f.accepts(st.Value); err != nil {
 					return nil, fmt.Errorf("%s: %w", st, err)
 				}
+				if enc := st.Knob.encode(st.Value); !slices.Contains(f.sets, enc) {
+					f.sets = append(f.sets, enc)
+				}
 			}
 		}
 	}
@@ -90,7 +96,7 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := recoverHeld(dir, byPath, opt.Shield); err != nil {
+	if err := recoverHeld(dir, root, byPath, opt.Shield); err != nil {
 		return nil, err
 	}
 	// Re-read: a recovery may just have written a knob back.
@@ -101,7 +107,7 @@ func Open(groups [][]Setting, opt Options) (*Session, error) {
 			return nil, fmt.Errorf("%s: %w", f.knob.Name, err)
 		}
 		f.orig = v.Selected
-		rec.Knobs = append(rec.Knobs, Entry{Key: f.knob.Key, Path: f.path, Value: f.orig})
+		rec.Knobs = append(rec.Knobs, Entry{Key: f.knob.Key, Path: f.path, Value: f.orig, Set: f.sets})
 	}
 	if opt.Shield != nil {
 		// Planned after the recovery, which takes down the shield of a
@@ -132,8 +138,8 @@ func (opt Options) journalDir() (string, error) {
 // refuses a file of byPath, or a shield when shield is set, that a running
 // kdelta holds: it would be saved with that kdelta's value and then fought
 // over. Restoring first makes what is saved after it the machine's own.
-func recoverHeld(dir string, byPath map[string]*file, shield []int) error {
-	_, holders, err := Recover(dir)
+func recoverHeld(dir, root string, byPath map[string]*file, shield []int) error {
+	_, holders, err := recoverAt(dir, root)
 	if err != nil {
 		return nil
 	}
@@ -160,7 +166,8 @@ func recoverHeld(dir string, byPath map[string]*file, shield []int) error {
 // Restore writes each entry's value back in the order given, as do the
 // next kdelta to start after a crash or SIGKILL and kdelta restore; a file
 // that a running kdelta holds is refused, as Open refuses it. Paths are
-// absolute (Options.Root and Options.Shield are not used).
+// absolute, under /sys (Options.Root is only the root that the journals
+// recovered first are checked against; Options.Shield is not used).
 func Hold(entries []Entry, opt Options) (*Session, error) {
 	s := &Session{}
 	byPath := map[string]*file{}
@@ -179,7 +186,11 @@ func Hold(entries []Entry, opt Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := recoverHeld(dir, byPath, nil); err != nil {
+	root := opt.Root
+	if root == "" {
+		root = "/"
+	}
+	if err := recoverHeld(dir, root, byPath, nil); err != nil {
 		return nil, err
 	}
 	if s.journal, err = createJournal(dir, rec); err != nil {
@@ -471,16 +482,12 @@ func readValue(p string) (Value, error) {
 // writeFile writes v and a newline in one write, as echo does; sysfs
 // takes one write as one value.
 func writeFile(p, v string) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0)
-	if err != nil {
-		return unwrapPath(err)
-	}
-	_, err = f.Write([]byte(v + "\n"))
-	cerr := f.Close()
-	if err != nil {
+	err := fsys.WriteFile(p, []byte(v+"\n"))
+	var pe *fs.PathError
+	if err != nil && !(errors.As(err, &pe) && pe.Op == "open") {
 		return fmt.Errorf("the kernel refused %q: %w", v, unwrapPath(err))
 	}
-	return unwrapPath(cerr)
+	return unwrapPath(err)
 }
 
 // unwrapPath drops the *PathError wrapper, whose path the caller's

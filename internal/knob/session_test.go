@@ -205,7 +205,7 @@ func TestRecoverLeavesLiveOwners(t *testing.T) {
 	if err := s.Apply(a); err != nil {
 		t.Fatal(err)
 	}
-	done, holders, err := Recover(jdir)
+	done, holders, err := recoverAt(jdir, root)
 	if err != nil || len(done) != 0 || len(holders) != 1 || holders[0].PID != os.Getpid() {
 		t.Fatalf("Recover with a live owner: done %v holders %v err %v", done, holders, err)
 	}
@@ -214,7 +214,7 @@ func TestRecoverLeavesLiveOwners(t *testing.T) {
 	}
 	// The owner dies without restoring: its lock goes with its file.
 	s.journal.release()
-	done, holders, err = Recover(jdir)
+	done, holders, err = recoverAt(jdir, root)
 	if err != nil || len(done) != 1 || len(done[0].Restored) != 1 || len(holders) != 0 {
 		t.Fatalf("Recover after the owner died: done %+v holders %v err %v", done, holders, err)
 	}
@@ -280,12 +280,12 @@ func TestSIGKILLedOwnerIsRecovered(t *testing.T) {
 	if read(t, thp) != "never\n" {
 		t.Fatalf("helper did not apply: %q", read(t, thp))
 	}
-	if done, holders, _ := Recover(jdir); len(done) != 0 || len(holders) != 1 || holders[0].PID != cmd.Process.Pid {
+	if done, holders, _ := recoverAt(jdir, root); len(done) != 0 || len(holders) != 1 || holders[0].PID != cmd.Process.Pid {
 		t.Fatalf("Recover while the helper lives: %v %v", done, holders)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	done, _, err := Recover(jdir)
+	done, _, err := recoverAt(jdir, root)
 	if err != nil || len(done) != 1 || done[0].PID != cmd.Process.Pid || done[0].Err != nil {
 		t.Fatalf("Recover after SIGKILL: %+v, %v", done, err)
 	}
@@ -321,12 +321,14 @@ func TestJournalDir(t *testing.T) {
 // and by Recover once their owner is gone; a file another running kdelta
 // holds is refused.
 func TestHold(t *testing.T) {
-	dir, jdir := t.TempDir(), t.TempDir()
+	root, jdir := t.TempDir(), t.TempDir()
+	dir := filepath.Join(root, "sys/kernel/tracing")
+	os.MkdirAll(dir, 0o755)
 	tracer, filter := filepath.Join(dir, "current_tracer"), filepath.Join(dir, "set_ftrace_filter")
 	os.WriteFile(tracer, []byte("nop\n"), 0o644)
 	os.WriteFile(filter, []byte("#### all functions enabled ####\n"), 0o644)
 	entries := []Entry{{Key: "tracefs.current_tracer", Path: tracer, Value: "nop"}, {Key: "tracefs.set_ftrace_filter", Path: filter, Value: ""}}
-	s, err := Hold(entries, Options{JournalDir: jdir})
+	s, err := Hold(entries, Options{Root: root, JournalDir: jdir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func TestHold(t *testing.T) {
 	os.WriteFile(filter, []byte("synchronize_rcu\n"), 0o644)
 	// A second session of the process (knobs and tracefs) has a journal
 	// of its own.
-	s2, err := Hold(entries[1:], Options{JournalDir: jdir})
+	s2, err := Hold(entries[1:], Options{Root: root, JournalDir: jdir})
 	if err != nil {
 		t.Fatalf("this process's own journal refused its file: %v", err)
 	}
@@ -347,7 +349,7 @@ func TestHold(t *testing.T) {
 	// The owner dies: Recover writes the values back.
 	s.journal.release()
 	s2.journal.release()
-	done, _, err := Recover(jdir)
+	done, _, err := recoverAt(jdir, root)
 	if err != nil || len(done) != 2 {
 		t.Fatalf("Recover: %v %v", done, err)
 	}
@@ -356,7 +358,7 @@ func TestHold(t *testing.T) {
 	}
 
 	// Restore, in order.
-	s, err = Hold(entries, Options{JournalDir: jdir})
+	s, err = Hold(entries, Options{Root: root, JournalDir: jdir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +386,7 @@ func TestHold(t *testing.T) {
 	if err := sys.TryLock(f); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Hold(entries, Options{JournalDir: jdir}); err == nil || !strings.Contains(err.Error(), "kdelta pid 1 is changing it now") {
+	if _, err := Hold(entries, Options{Root: root, JournalDir: jdir}); err == nil || !strings.Contains(err.Error(), "kdelta pid 1 is changing it now") {
 		t.Errorf("Hold of a file held by a running kdelta: %v", err)
 	}
 }

@@ -352,30 +352,66 @@ func moveTasks(from, to string) (moved, refused int) {
 // the default affinity of new IRQs at the system's CPUs.
 func (sh *shield) moveIRQs() (moved, refused int) {
 	for _, e := range sh.rec.IRQs {
+		target, ok := irqTarget(e, sh.cpus, sh.others)
+		if !ok {
+			continue
+		}
 		if filepath.Base(e.Path) == "default_smp_affinity" {
-			_ = writeFile(e.Path, cpuMask(sh.others))
+			_ = writeFile(e.Path, target)
 			continue
 		}
-		cur, err := sys.ParseCPUList(e.Value)
-		if err != nil || !overlaps(cur, sh.cpus) {
-			continue
-		}
-		var target []int
-		for _, c := range cur {
-			if !slices.Contains(sh.cpus, c) {
-				target = append(target, c)
-			}
-		}
-		if len(target) == 0 {
-			target = sh.others
-		}
-		if err := writeFile(e.Path, sys.FormatCPUList(target)); err != nil {
+		if err := writeFile(e.Path, target); err != nil {
 			refused++
 			continue
 		}
 		moved++
 	}
 	return moved, refused
+}
+
+// irqTarget is what a shield of cpus writes to the IRQ affinity file of
+// e, which held e.Value before: its CPUs but the shield's, or the
+// system's when none is left; the system's CPUs as the default. ok is
+// false for an IRQ the shield leaves alone.
+func irqTarget(e Entry, cpus, others []int) (target string, ok bool) {
+	if filepath.Base(e.Path) == "default_smp_affinity" {
+		return cpuMask(others), len(others) > 0
+	}
+	cur, err := sys.ParseCPUList(e.Value)
+	if err != nil || !overlaps(cur, cpus) {
+		return "", false
+	}
+	var t []int
+	for _, c := range cur {
+		if !slices.Contains(cpus, c) {
+			t = append(t, c)
+		}
+	}
+	if len(t) == 0 {
+		t = others
+	}
+	return sys.FormatCPUList(t), true
+}
+
+// sameAffinity compares what an IRQ affinity file reads with a value
+// written to it: masks without their commas and leading zeros (the
+// kernel pads them to the CPUs it can have), lists as CPU sets.
+func sameAffinity(path string) func(read, written string) bool {
+	if filepath.Base(path) == "smp_affinity_list" {
+		return func(a, b string) bool {
+			x, err1 := sys.ParseCPUList(a)
+			y, err2 := sys.ParseCPUList(b)
+			return err1 == nil && err2 == nil && slices.Equal(x, y)
+		}
+	}
+	norm := func(m string) string {
+		m = strings.TrimLeft(strings.ToLower(strings.ReplaceAll(strings.TrimSpace(m), ",", "")), "0")
+		if m == "" {
+			return "0"
+		}
+		return m
+	}
+	return func(a, b string) bool { return norm(a) == norm(b) }
 }
 
 // A ShieldUndo says what taking a shield down did.
@@ -389,6 +425,9 @@ type ShieldUndo struct {
 	// KernelKept lists the kernel threads whose affinity the kernel
 	// left changed and lets nobody set.
 	KernelKept []string
+	// HandSet lists the IRQ affinities found holding neither their old
+	// value nor the shield's, set by hand since: they are kept.
+	HandSet []Entry
 }
 
 // Kept says, one line each, which kernel threads the kernel left with
@@ -404,7 +443,7 @@ func (u ShieldUndo) Kept() []string {
 // isKernelThread tells whether the task in dir is a kernel thread
 // (PF_KTHREAD in the flags, field 9 of its stat).
 func isKernelThread(dir string) bool {
-	st, err := os.ReadFile(filepath.Join(dir, "stat"))
+	st, err := fsys.ReadFile(filepath.Join(dir, "stat"))
 	if err != nil {
 		return false
 	}
@@ -429,7 +468,7 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 	// kdelta killed while it undoes leaves the cpusets for the next.
 	raised := false
 	for _, d := range rec.Made {
-		if _, err := os.Stat(d); err == nil {
+		if _, err := fsys.Lstat(d); err == nil {
 			raised = true
 		}
 	}
@@ -437,11 +476,23 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 		return u, nil
 	}
 	var errs []error
+	cpus, _ := sys.ParseCPUList(rec.CPUs)
+	others, _ := sys.ParseCPUList(rec.Others)
 	for _, e := range rec.IRQs {
-		if _, err := os.Stat(e.Path); err != nil {
+		if _, err := fsys.Lstat(e.Path); err != nil {
 			continue // the IRQ was freed meanwhile
 		}
-		changed, err := writeBack(e.Path, e.Value)
+		// What the shield set, else only the old value: an IRQ holding
+		// neither was set by hand since, and keeps what it holds.
+		set := []string{e.Value}
+		if t, ok := irqTarget(e, cpus, others); ok {
+			set = []string{t}
+		}
+		changed, err := writeBackAs(e.Path, e.Value, set, sameAffinity(e.Path))
+		if errors.Is(err, errHandSet) {
+			u.HandSet = append(u.HandSet, e)
+			continue
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s=%s: %w", e.Path, e.Value, err))
 			continue
@@ -455,13 +506,13 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 		d := rec.Made[i]
 		var err error
 		for try := 0; try < 50; try++ {
-			if _, serr := os.Stat(d); errors.Is(serr, fs.ErrNotExist) {
+			if _, serr := fsys.Lstat(d); errors.Is(serr, fs.ErrNotExist) {
 				err = nil
 				break
 			}
 			n, _ := moveTasks(filepath.Join(d, procsFile(rec.Mechanism)), rootTasks)
 			u.TasksBack += n
-			if err = os.Remove(d); err == nil {
+			if err = fsys.Rmdir(d); err == nil {
 				break
 			}
 			// A task that forked while its siblings moved, or one
@@ -499,8 +550,8 @@ func undoShield(rec *shieldRecord) (ShieldUndo, error) {
 		if err != nil {
 			continue
 		}
-		if err := sys.SetAffinity(t.TID, want); err != nil {
-			comm, _ := os.ReadFile(filepath.Join(rec.Proc, strconv.Itoa(t.TID), "comm"))
+		if err := fsys.SetAffinity(t.TID, want); err != nil {
+			comm, _ := fsys.ReadFile(filepath.Join(rec.Proc, strconv.Itoa(t.TID), "comm"))
 			what := fmt.Sprintf("task %d (%s, on CPUs %s, was on %s)", t.TID, strings.TrimSpace(string(comm)), sys.FormatCPUList(cur), t.CPUs)
 			switch {
 			case errors.Is(err, syscall.ESRCH):
@@ -541,7 +592,7 @@ func taskAffinities(root string) []taskAffinity {
 // readTask reads a task's allowed CPUs and start time from its /proc
 // directory.
 func readTask(dir string) (cpus []int, start uint64, ok bool) {
-	st, err := os.ReadFile(filepath.Join(dir, "stat"))
+	st, err := fsys.ReadFile(filepath.Join(dir, "stat"))
 	if err != nil {
 		return nil, 0, false
 	}
@@ -559,7 +610,7 @@ func readTask(dir string) (cpus []int, start uint64, ok bool) {
 	if start, err = strconv.ParseUint(f[19], 10, 64); err != nil {
 		return nil, 0, false
 	}
-	status, err := os.ReadFile(filepath.Join(dir, "status"))
+	status, err := fsys.ReadFile(filepath.Join(dir, "status"))
 	if err != nil {
 		return nil, 0, false
 	}
@@ -621,7 +672,7 @@ func overlaps(a, b []int) bool {
 }
 
 func readCPUList(p string) ([]int, error) {
-	b, err := os.ReadFile(p)
+	b, err := fsys.ReadFile(p)
 	if err != nil {
 		return nil, err
 	}
@@ -634,7 +685,7 @@ func readCPUList(p string) ([]int, error) {
 
 // readTasks reads a cgroup's tasks file: one task id a line.
 func readTasks(p string) []int {
-	b, err := os.ReadFile(p)
+	b, err := fsys.ReadFile(p)
 	if err != nil {
 		return nil
 	}
@@ -650,15 +701,7 @@ func readTasks(p string) []int {
 // writeInt writes one number to a cgroup file in one write, as the kernel
 // takes a task id.
 func writeInt(p string, n int) error {
-	f, err := os.OpenFile(p, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write([]byte(strconv.Itoa(n)))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return fsys.WriteFile(p, []byte(strconv.Itoa(n)))
 }
 
 // cgWrite writes a cpuset file, the error naming it.

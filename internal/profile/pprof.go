@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/google/pprof/profile"
 
+	"github.com/kdelta/kdelta/internal/outfile"
 	"github.com/kdelta/kdelta/internal/result"
 )
 
@@ -143,7 +143,10 @@ func WritePprofFile(path, name string, gs []Group) (skipped []error, err error) 
 	if skipped, err = WritePprof(&buf, name, gs); err != nil {
 		return skipped, err
 	}
-	return skipped, os.WriteFile(path, buf.Bytes(), 0o666)
+	if err := outfile.WriteBytes(path, buf.Bytes()); err != nil {
+		return skipped, fmt.Errorf("-o %s: %w", path, err)
+	}
+	return skipped, nil
 }
 
 // ExportPprof writes the profiles ref names (see Open) to the pprof file

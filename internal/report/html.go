@@ -1,18 +1,13 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"embed"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
@@ -237,41 +232,4 @@ func unitText(name, unit string) string {
 		return ""
 	}
 	return strings.TrimSpace(unit)
-}
-
-// ToFile runs write on w, or, when path is not "", on a new file at path
-// that appears only when write succeeds: a failed report leaves no half
-// file behind.
-func ToFile(path string, w io.Writer, write func(io.Writer) error) error {
-	if path == "" {
-		return write(w)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the name of the temporary file says nothing
-		}
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	defer os.Remove(f.Name())
-	bw := bufio.NewWriter(f)
-	if err := write(bw); err != nil {
-		f.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("-o %s: %w", path, err)
-	}
-	return nil
 }

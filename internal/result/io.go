@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/outfile"
 )
 
 // FormatParams writes params as k=v pairs in key order, the way the command
@@ -31,35 +32,16 @@ func FormatPairs(m map[string]string, sep string) string {
 	return b.String()
 }
 
-// Save writes s to path atomically: it writes a temporary file beside path
-// and renames it over path, so a reader (or a kdelta killed mid-write)
-// always finds either the previous complete file or the new one.
+// Save writes s to path through outfile: atomically over a regular file
+// or nothing, so a reader (or a kdelta killed mid-write) always finds
+// either the previous complete file or the new one; through to a device
+// or pipe; never over a link, a directory or a block device.
 func Save(path string, s *Set) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode result set: %w", err)
 	}
-	data = append(data, '\n')
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = serr
-	}
-	if werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
+	if err := outfile.WriteBytes(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -29,6 +29,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/outfile"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/sysinfo"
@@ -321,6 +322,10 @@ func (x *local) save() error {
 		}
 	}
 	if x.opt.Output == "" {
+		return nil
+	}
+	// A device or pipe (-o /dev/stdout) takes the set once, at the end.
+	if !x.set.Complete && outfile.Stream(x.opt.Output) {
 		return nil
 	}
 	return result.Save(x.opt.Output, x.set)

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/outfile"
 	"github.com/kdelta/kdelta/internal/result"
 )
 
@@ -445,6 +446,12 @@ func appendNew(list []string, s string) []string {
 func (o *Options) OpenOutputs(console, outDir string) (func(), error) {
 	done := func() {}
 	if console != "" {
+		// A log written as it comes, not replaced whole: outfile's rules
+		// for what may be written (no link, directory or block device),
+		// then truncated in place like a shell's redirection.
+		if err := outfile.Check(console); err != nil {
+			return nil, fmt.Errorf("--console %s: %w", console, err)
+		}
 		f, err := os.Create(console)
 		if err != nil {
 			return nil, fmt.Errorf("--console: %w", err)
