@@ -96,14 +96,14 @@ func (r *Resolver) Noises(set *result.Set, host string) ([]store.Noise, error) {
 // Set returns the one result set ref names.
 func (r *Resolver) Set(ref string) (*result.Set, error) {
 	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
-		return LoadFile(ref)
+		return LoadFile(r.ctx, ref)
 	}
 	if labels, ok := ParseLabelQuery(ref); ok {
 		return r.query(ref, labels)
 	}
 	if !looksLikeID(ref) {
 		// A path: say what the file system says.
-		return LoadFile(ref)
+		return LoadFile(r.ctx, ref)
 	}
 	info, err := r.info(ref)
 	if err != nil {
@@ -129,7 +129,7 @@ func (r *Resolver) Sets(refs []string) ([]*result.Set, error) {
 // show): a file must be a kdelta result set, not a file to import.
 func (r *Resolver) Saved(ref string) (*result.Set, error) {
 	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
-		return result.Load(ref)
+		return result.LoadContext(r.ctx, ref)
 	}
 	return r.Set(ref)
 }
@@ -351,9 +351,11 @@ func looksLikeID(s string) bool {
 	return true
 }
 
-// LoadFile reads a kdelta result set or, failing that, imports the file.
-func LoadFile(path string) (*result.Set, error) {
-	data, err := os.ReadFile(path)
+// LoadFile reads a kdelta result set or, failing that, imports the file,
+// reading it through result.ReadInput (bounded; given up when ctx is
+// done).
+func LoadFile(ctx context.Context, path string) (*result.Set, error) {
+	data, err := result.ReadInput(ctx, path, result.MaxSetBytes, "a result set or a file to import")
 	if err != nil {
 		return nil, err
 	}
