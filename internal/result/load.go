@@ -2,7 +2,6 @@ package result
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,14 +14,11 @@ import (
 const (
 	// MaxSetBytes bounds a result set's JSON: a long run with raw
 	// latencies kept (MaxRaw per run) is tens of MiB.
-	MaxSetBytes = 1 << 30
+	MaxSetBytes = 512 << 20
 	// MaxImportBytes bounds another tool's output read by kdelta import
 	// (and by the commands that import a file they are given).
 	MaxImportBytes = 256 << 20
 )
-
-// ErrTooLarge is wrapped by the error of an input larger than its limit.
-var ErrTooLarge = errors.New("larger than kdelta reads")
 
 // ReadInput reads path whole, at most limit bytes; what names the kind of
 // input ("a result set") in the error of a larger one. It gives up when
@@ -79,7 +75,9 @@ func ReadInput(ctx context.Context, path string, limit int64, what string) ([]by
 }
 
 // readLimited reads f (opened from path) to its end, refusing more than
-// limit bytes.
+// limit bytes. A file that is not regular is read in blocks, kept apart
+// until its end, so that one that never ends costs limit bytes of memory
+// before it is refused, not the slack of a slice grown past the limit.
 func readLimited(f *os.File, path string, limit int64, what string) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
@@ -88,21 +86,46 @@ func readLimited(f *os.File, path string, limit int64, what string) ([]byte, err
 	if fi.IsDir() {
 		return nil, fmt.Errorf("%s: a directory, not %s", path, what)
 	}
-	if fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, tooLarge(path, limit, what)
+	if fi.Mode().IsRegular() {
+		if fi.Size() > limit {
+			return nil, tooLarge(path, limit, what)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, limit+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		if int64(len(data)) > limit {
+			return nil, tooLarge(path, limit, what)
+		}
+		return data, nil
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	const block = 4 << 20
+	var blocks [][]byte
+	var total int64
+	for {
+		b := make([]byte, block)
+		n, err := io.ReadFull(f, b)
+		total += int64(n)
+		if total > limit {
+			return nil, tooLarge(path, limit, what)
+		}
+		blocks = append(blocks, b[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
 	}
-	if int64(len(data)) > limit {
-		return nil, tooLarge(path, limit, what)
+	data := make([]byte, 0, total)
+	for _, b := range blocks {
+		data = append(data, b...)
 	}
 	return data, nil
 }
 
 func tooLarge(path string, limit int64, what string) error {
-	return fmt.Errorf("%s: %w: more than %s, the most kdelta reads of %s", path, ErrTooLarge, sizeText(limit), what)
+	return fmt.Errorf("%s: more than %s, the most kdelta reads of %s", path, sizeText(limit), what)
 }
 
 // sizeText writes a limit in MiB or GiB.
