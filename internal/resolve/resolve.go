@@ -25,15 +25,23 @@ import (
 // set in the store or the start of one, or a label query k=v[,k=v...]
 // that selects one set in the store.
 type Resolver struct {
-	ctx context.Context
-	loc string // the store's location; "" for the default
-	st  store.Store
+	ctx      context.Context
+	loc      string // the store's location; "" for the default
+	st       store.Store
+	writable bool
 }
 
 // New returns a Resolver over the store at loc (a path, a postgres://
-// URL, or "" for store.DefaultPath). The store is opened on first use.
+// URL, or "" for store.DefaultPath). The store is opened on first use,
+// read-only (store.OpenReadOnly): finding sets writes nothing.
 func New(ctx context.Context, loc string) *Resolver {
 	return &Resolver{ctx: ctx, loc: loc}
+}
+
+// NewWriter is New for a command that changes the sets it finds
+// (results tag, results rm): the store is opened to be written.
+func NewWriter(ctx context.Context, loc string) *Resolver {
+	return &Resolver{ctx: ctx, loc: loc, writable: true}
 }
 
 // Close closes the store if it was opened.
@@ -61,7 +69,11 @@ func (r *Resolver) Store() (store.Store, error) {
 			return nil, fmt.Errorf("no store at %s yet: kdelta run, stat and import record there", p)
 		}
 	}
-	st, err := store.Open(r.ctx, r.loc)
+	open := store.OpenReadOnly
+	if r.writable {
+		open = store.Open
+	}
+	st, err := open(r.ctx, r.loc)
 	if err != nil {
 		return nil, err
 	}

@@ -51,7 +51,12 @@ func createSQLite(ctx context.Context, path string, target int64) error {
 		err = syncFile(name)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: cannot create a new store: %w%s", path, err, fullHint(filepath.Dir(path)))
+		if ferr := spaceFor(filepath.Dir(path)); ferr != nil {
+			// SQLite's own words for a full disk do not always reach
+			// here ("no such table: goose_db_version"): the disk's do.
+			err = ferr
+		}
+		return fmt.Errorf("%s: cannot create a new store: %w", path, err)
 	}
 	if err := os.Link(name, path); err != nil && !errors.Is(err, os.ErrExist) {
 		return fmt.Errorf("%s: cannot create a new store: %w", path, err)
@@ -72,23 +77,20 @@ func syncFile(name string) error {
 	return err
 }
 
-// fullHint says the disk is full when a small file cannot be written in
-// dir: SQLite's own word for it ("database or disk is full") is not
-// always the one that reaches the caller.
-func fullHint(dir string) string {
+// spaceFor tells whether a small file can be written in dir: the error
+// when it cannot (no space left on device, a read-only file system), nil
+// when it can.
+func spaceFor(dir string) error {
 	f, err := os.CreateTemp(dir, ".kdelta-space-*")
 	if err != nil {
-		return fmt.Sprintf(" (%s: %v)", dir, err)
+		return err
 	}
 	defer os.Remove(f.Name())
 	defer f.Close()
 	if _, err := f.Write(make([]byte, 64<<10)); err != nil {
-		return fmt.Sprintf(" (%s: %v)", dir, err)
+		return fmt.Errorf("%s: %w", dir, errors.Unwrap(err))
 	}
-	if err := f.Sync(); err != nil {
-		return fmt.Sprintf(" (%s: %v)", dir, err)
-	}
-	return ""
+	return f.Sync()
 }
 
 // quiet wraps an error for errors.Is without adding to the message.
