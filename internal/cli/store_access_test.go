@@ -158,3 +158,36 @@ func TestStoreFullDisk(t *testing.T) {
 	}
 	t.Logf("exit %d: %s", code, out)
 }
+
+// TestStoreFullDiskRecord records in a store whose disk has filled since
+// it was made: the save fails with one line, and nothing says "recorded
+// as" a set the store does not hold, where a run used to say "recorded as
+// ID" and then "not in the store" (issue 35 point 6).
+func TestStoreFullDiskRecord(t *testing.T) {
+	testenv.NeedRoot(t, "a tmpfs mount in a mount namespace")
+	testenv.NeedCommand(t, "unshare", "util-linux")
+	dir, bin := sharedDir(t)
+	data := filepath.Join(dir, "data")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in, err := filepath.Abs(filepath.Join("..", "result", "testdata", "import", "perf-bench-sched-pipe-threads.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The store is made while there is room, then the disk is filled.
+	script := `mount -t tmpfs -o size=2m tmpfs "$1" && "$2" import "$3" >/dev/null 2>&1 && ` +
+		`{ dd if=/dev/zero of="$1/fill" bs=4k 2>/dev/null; true; } && exec "$2" import "$3" --label again=1`
+	cmd := exec.Command("unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", data, bin, in)
+	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+data, "XDG_STATE_HOME="+filepath.Join(dir, "state"), "KDELTA_STORE=")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Run()
+	out := strings.TrimSpace(stderr.String())
+	code := cmd.ProcessState.ExitCode()
+	if code != 2 || strings.Contains(out, "\n") || strings.Contains(out, "recorded as") || strings.Contains(out, "not in the store") ||
+		!(strings.Contains(out, "full") || strings.Contains(out, "no space left on device")) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 and one line saying the disk is full", code, out)
+	}
+	t.Logf("exit %d: %s", code, out)
+}

@@ -98,3 +98,17 @@ type quiet struct{ err error }
 
 func (q quiet) Error() string { return "" }
 func (q quiet) Unwrap() error { return q.err }
+
+// diskErr is err, an error of SQLite's on the store at path, or the
+// disk's own error when the store's directory cannot take a small file:
+// a full disk reaches SQLite as "disk I/O error" when its shared-memory
+// file cannot grow.
+func diskErr(path string, err error) error {
+	if isBusy(err) {
+		return err
+	}
+	if ferr := spaceFor(filepath.Dir(path)); ferr != nil {
+		return fmt.Errorf("%w (SQLite: %v)", ferr, err)
+	}
+	return err
+}

@@ -75,11 +75,11 @@ func openSQLiteOnce(ctx context.Context, path string, target int64) (Store, erro
 	db.SetMaxOpenConns(1)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, diskErr(path, err))
 	}
 	if err := migrate(ctx, db, false, target); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, diskErr(path, err))
 	}
 	return &sqlStore{db: db, loc: path}, nil
 }
