@@ -3,6 +3,8 @@ package cli_test
 import (
 	"context"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +109,37 @@ func TestReadOnlyStore(t *testing.T) {
 			cmd := exec.Command(bin, args...)
 			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 			run(t, cmd, "as nobody: kdelta "+strings.Join(args, " "))
+		}
+	})
+	t.Run("serve as nobody", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		cmd := exec.Command(bin, "serve", "--addr", addr)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Env = env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			resp, err := http.Get("http://" + addr + "/")
+			if err == nil {
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), ids[1]) {
+					t.Errorf("serve as nobody: GET /: %s, the page does not list %s:\n%s", resp.Status, ids[1], stderr.String())
+				}
+				break
+			}
+			if time.Now().After(deadline) || cmd.ProcessState != nil {
+				t.Fatalf("serve as nobody never answered: %v\n%s", err, stderr.String())
+			}
 		}
 	})
 	t.Run("read-only mount", func(t *testing.T) {
