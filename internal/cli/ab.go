@@ -199,6 +199,9 @@ func (s *sessionFlags) abOptions(ctx context.Context, args []string) (abtest.Opt
 	if o.Runner, err = sessionOptions(ctx, j.CPUs, j.FIFO, j.Warmup, j.Repeat, j.Timeout, "", nil); err != nil {
 		return o, err
 	}
+	if err := runner.CheckPins(plan.Specs, o.Runner); err != nil {
+		return o, err
+	}
 	if o.Runner.OnReady, o.Runner.OnReadyWarmup, o.Schedstat, err = cf.Hooks(o.Runner.CPUs, false, o.Runner.Env); err != nil {
 		return o, err
 	}
@@ -275,7 +278,10 @@ func (s *sessionFlags) showOne(stdout, stderr io.Writer, o abtest.Options, res *
 	if errors.Is(err, runner.ErrInterrupted) {
 		return interrupted(res.Sets, o.Output, stderr, res)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return nothingMeasured(res.Sets)
 }
 
 // showCells says where the cells' sets went, then prints the comparison
@@ -298,6 +304,9 @@ func (s *sessionFlags) showCells(stdout, stderr io.Writer, o abtest.Options, res
 		return err
 	}
 	if err := report.WriteSession(stdout, r, s.cmp.format); err != nil {
+		return err
+	}
+	if err := nothingMeasured(res.Sets); err != nil {
 		return err
 	}
 	if err := compare.FailOn(s.cmp.failOn, res.Regressions()); err != nil {

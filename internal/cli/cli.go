@@ -116,8 +116,9 @@ func commandLine(ctx context.Context) []string {
 // worker modes are dispatched here, before the command line is parsed. An
 // error is printed as one line per problem (several when it joins them,
 // errors.Join), each after "kdelta: ".
-func Run(ctx context.Context, p Process) int {
+func Run(ctx context.Context, p Process) (code int) {
 	args, stderr := p.Args, p.Stderr
+	defer lastResort(stderr, &code)
 	if code, ok := runner.Hidden(args); ok {
 		return code
 	}
@@ -142,10 +143,14 @@ func Run(ctx context.Context, p Process) int {
 	if err == nil {
 		return ExitOK
 	}
-	code := ExitUsage
+	code = ExitUsage
 	var ee *exitError
-	if errors.As(err, &ee) {
+	switch {
+	case errors.As(err, &ee):
 		code = ee.code
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		// A read given up on SIGINT or SIGTERM (result.ReadInput).
+		code = ExitInterrupted
 	}
 	for _, line := range report.Problems(err) {
 		fmt.Fprintf(stderr, "kdelta: %s\n", line)

@@ -78,7 +78,7 @@ func newCompareCmd() *cobra.Command {
 			if err := compare.FailOn(cf.failOn, first.Regressed(false)); err != nil {
 				return &exitError{code: ExitBad, err: err}
 			}
-			return nil
+			return failUnmeasured(cf.failOn, first)
 		},
 	}
 	f := c.Flags()

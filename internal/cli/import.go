@@ -30,7 +30,7 @@ func newImportCmd() *cobra.Command {
 					return err
 				}
 			}
-			sets, err := result.ImportFiles(args, format)
+			sets, err := result.ImportFiles(c.Context(), args, format)
 			if err != nil {
 				return err
 			}

@@ -75,10 +75,15 @@ func (r *recorder) record(s *result.Set) error {
 	if r == nil {
 		return nil
 	}
+	// An id is said in done only once the store holds its set: a save
+	// that failed (a full disk) is the command's error, not "recorded".
+	if err := r.st.Save(context.Background(), s); err != nil {
+		return err
+	}
 	if !slices.Contains(r.ids, s.ID) {
 		r.ids = append(r.ids, s.ID)
 	}
-	return r.st.Save(context.Background(), s)
+	return nil
 }
 
 // done closes the store and says where the set went.

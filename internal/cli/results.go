@@ -102,7 +102,7 @@ func newResultsTagCmd(loc *string) *cobra.Command {
 				}
 				tags = append(tags, store.Label{Name: k, Value: v})
 			}
-			r := newResolver(c.Context(), *loc)
+			r := resolve.NewWriter(c.Context(), storeLocation(c.Context(), *loc))
 			defer r.Close()
 			id, err := r.StoredID(args[0])
 			if err != nil {
@@ -129,7 +129,7 @@ func newResultsRmCmd(loc *string) *cobra.Command {
 			if !yes && !isTerminal(in) {
 				return errors.New("results rm: standard input is not a terminal to ask on: pass --yes to remove without asking")
 			}
-			r := newResolver(c.Context(), *loc)
+			r := resolve.NewWriter(c.Context(), storeLocation(c.Context(), *loc))
 			defer r.Close()
 			// Every name is resolved before anything is removed.
 			infos, err := r.StoredInfos(args)
@@ -183,7 +183,7 @@ func newResultsExportCmd(loc *string) *cobra.Command {
 			if err := checkOutput(c.Context(), output, *loc); err != nil {
 				return err
 			}
-			r := newResolver(c.Context(), *loc)
+			r := resolve.NewWriter(c.Context(), storeLocation(c.Context(), *loc))
 			defer r.Close()
 			id, err := r.StoredID(args[0])
 			if err != nil {

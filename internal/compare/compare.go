@@ -289,6 +289,7 @@ func Compare(ins []Input, opt Options) (*Result, error) {
 	}
 	r.Warnings = append(r.Warnings, sameSets(ins)...)
 	r.Warnings = append(r.Warnings, setWarnings(ins)...)
+	r.Warnings = append(r.Warnings, r.Unmeasured()...)
 	for _, in := range ins[1:] {
 		for _, b := range in.Set.Benchmarks {
 			if match(b, in.Set, base) == nil {

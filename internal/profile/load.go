@@ -2,8 +2,8 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -25,7 +25,7 @@ var perfDataMagic = []byte("PERFILE2")
 // and perf script), the text of perf report --stdio (each table a
 // profile), or the text of perf script.
 func Load(path string) ([]Group, error) {
-	data, err := os.ReadFile(path)
+	data, err := result.ReadInput(context.Background(), path, result.MaxSetBytes, "a profile")
 	if err != nil {
 		return nil, err
 	}

@@ -221,6 +221,10 @@ func compareText(w io.Writer, r *compare.Result) {
 	if len(r.GeoMean) > 0 {
 		fmt.Fprintln(w)
 		for i, g := range r.GeoMean {
+			if math.IsNaN(g) {
+				fmt.Fprintf(w, "geomean of cost ratios %s/A over workloads: none (%s)\n", letter(i+1), noGeoMean)
+				continue
+			}
 			fmt.Fprintf(w, "geomean of cost ratios %s/A over workloads: %s (%s; below 1 is faster)\n", letter(i+1), fmt.Sprintf("%.4f", g), Pct(g-1))
 		}
 	}

@@ -75,6 +75,10 @@ func compareMarkdown(w io.Writer, r *compare.Result) {
 		funcTable(w, "    ", ft)
 	}
 	for i, g := range r.GeoMean {
+		if math.IsNaN(g) {
+			fmt.Fprintf(w, "\ngeomean cost ratio %s/%s: none (%s)\n", r.Names[i+1], r.Names[0], noGeoMean)
+			continue
+		}
 		fmt.Fprintf(w, "\ngeomean cost ratio %s/%s: %.4f (%s)\n", r.Names[i+1], r.Names[0], g, Pct(g-1))
 	}
 }

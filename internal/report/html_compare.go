@@ -100,6 +100,10 @@ func CompareHTML(r *compare.Result, opt HTMLOptions) (template.HTML, []chart, er
 		}
 	}
 	for i, g := range r.GeoMean {
+		if math.IsNaN(g) {
+			v.GeoMean = append(v.GeoMean, fmt.Sprintf("geomean of cost ratios %s/A over workloads: none (%s)", letter(i+1), noGeoMean))
+			continue
+		}
 		v.GeoMean = append(v.GeoMean, fmt.Sprintf("geomean of cost ratios %s/A over workloads: %.4f (%s; below 1 is faster)", letter(i+1), g, Pct(g-1)))
 	}
 	var charts []chart

@@ -25,15 +25,23 @@ import (
 // set in the store or the start of one, or a label query k=v[,k=v...]
 // that selects one set in the store.
 type Resolver struct {
-	ctx context.Context
-	loc string // the store's location; "" for the default
-	st  store.Store
+	ctx      context.Context
+	loc      string // the store's location; "" for the default
+	st       store.Store
+	writable bool
 }
 
 // New returns a Resolver over the store at loc (a path, a postgres://
-// URL, or "" for store.DefaultPath). The store is opened on first use.
+// URL, or "" for store.DefaultPath). The store is opened on first use,
+// read-only (store.OpenReadOnly): finding sets writes nothing.
 func New(ctx context.Context, loc string) *Resolver {
 	return &Resolver{ctx: ctx, loc: loc}
+}
+
+// NewWriter is New for a command that changes the sets it finds
+// (results tag, results rm): the store is opened to be written.
+func NewWriter(ctx context.Context, loc string) *Resolver {
+	return &Resolver{ctx: ctx, loc: loc, writable: true}
 }
 
 // Close closes the store if it was opened.
@@ -61,7 +69,11 @@ func (r *Resolver) Store() (store.Store, error) {
 			return nil, fmt.Errorf("no store at %s yet: kdelta run, stat and import record there", p)
 		}
 	}
-	st, err := store.Open(r.ctx, r.loc)
+	open := store.OpenReadOnly
+	if r.writable {
+		open = store.Open
+	}
+	st, err := open(r.ctx, r.loc)
 	if err != nil {
 		return nil, err
 	}
@@ -96,14 +108,14 @@ func (r *Resolver) Noises(set *result.Set, host string) ([]store.Noise, error) {
 // Set returns the one result set ref names.
 func (r *Resolver) Set(ref string) (*result.Set, error) {
 	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
-		return LoadFile(ref)
+		return LoadFile(r.ctx, ref)
 	}
 	if labels, ok := ParseLabelQuery(ref); ok {
 		return r.query(ref, labels)
 	}
 	if !looksLikeID(ref) {
 		// A path: say what the file system says.
-		return LoadFile(ref)
+		return LoadFile(r.ctx, ref)
 	}
 	info, err := r.info(ref)
 	if err != nil {
@@ -129,7 +141,7 @@ func (r *Resolver) Sets(refs []string) ([]*result.Set, error) {
 // show): a file must be a kdelta result set, not a file to import.
 func (r *Resolver) Saved(ref string) (*result.Set, error) {
 	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
-		return result.Load(ref)
+		return result.LoadContext(r.ctx, ref)
 	}
 	return r.Set(ref)
 }
@@ -351,9 +363,11 @@ func looksLikeID(s string) bool {
 	return true
 }
 
-// LoadFile reads a kdelta result set or, failing that, imports the file.
-func LoadFile(path string) (*result.Set, error) {
-	data, err := os.ReadFile(path)
+// LoadFile reads a kdelta result set or, failing that, imports the file,
+// reading it through result.ReadInput (bounded; given up when ctx is
+// done).
+func LoadFile(ctx context.Context, path string) (*result.Set, error) {
+	data, err := result.ReadInput(ctx, path, result.MaxSetBytes, "a result set or a file to import")
 	if err != nil {
 		return nil, err
 	}

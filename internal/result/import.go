@@ -119,6 +119,9 @@ func importSet(name string, data []byte, format string) (*Set, bool, error) {
 	}
 	sum := sha256.Sum256(data)
 	s.ID = s.Created.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(sum[:6])
+	if err := s.Check(); err != nil {
+		return nil, false, fmt.Errorf("%s: import made an invalid result set (kdelta's bug): %v", name, err)
+	}
 	return s, in.variants, nil
 }
 

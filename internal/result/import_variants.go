@@ -1,10 +1,10 @@
 package result
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -99,11 +99,11 @@ func splitVariants(s *Set, data []byte) []*Set {
 // one set per variant (see ImportSets): the first file's, with the later
 // files' benchmarks and warnings of the same variant after its own. Input
 // without variants gives one set, as before variants were read.
-func ImportFiles(paths []string, format string) ([]*Set, error) {
+func ImportFiles(ctx context.Context, paths []string, format string) ([]*Set, error) {
 	var out []*Set
 	byVariant := map[string]*Set{}
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		data, err := ReadInput(ctx, path, MaxImportBytes, "a file to import")
 		if err != nil {
 			return nil, err
 		}

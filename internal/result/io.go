@@ -1,9 +1,9 @@
 package result
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -47,13 +47,9 @@ func Save(path string, s *Set) error {
 	return nil
 }
 
-// Load reads a result set written by Save.
+// Load reads a result set written by Save (LoadContext, never given up).
 func Load(path string) (*Set, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Decode(path, data)
+	return LoadContext(context.Background(), path)
 }
 
 // Decode parses a result set; name is used in errors.
@@ -70,6 +66,9 @@ func Decode(name string, data []byte) (*Set, error) {
 	var s Set
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if err := s.Check(); err != nil {
+		return nil, fmt.Errorf("%s: not a valid result set: %v", name, err)
 	}
 	if strings.HasPrefix(s.Tool, "import ") {
 		oldImport(&s)

@@ -1,6 +1,7 @@
 package result_test
 
 import (
+	"context"
 	"reflect"
 	"strings"
 	"testing"
@@ -34,13 +35,13 @@ func TestImportFiles(t *testing.T) {
 	a, b := "testdata/import/hackbench.txt", "testdata/import/perf-bench-sched-pipe.txt"
 	var alone []*result.Set
 	for _, p := range []string{a, b} {
-		s, err := result.ImportFiles([]string{p}, "")
+		s, err := result.ImportFiles(context.Background(), []string{p}, "")
 		if err != nil || len(s) != 1 {
 			t.Fatalf("%s: %d sets, %v", p, len(s), err)
 		}
 		alone = append(alone, s[0])
 	}
-	sets, err := result.ImportFiles([]string{a, b}, "")
+	sets, err := result.ImportFiles(context.Background(), []string{a, b}, "")
 	if err != nil || len(sets) != 1 {
 		t.Fatalf("%d sets, %v; want one", len(sets), err)
 	}
@@ -54,7 +55,7 @@ func TestImportFiles(t *testing.T) {
 			t.Errorf("benchmark %d: %s, want %s as imported alone", i, got.Benchmarks[i].Workload, want[i].Workload)
 		}
 	}
-	if _, err := result.ImportFiles([]string{a, "testdata/import/no-such-file"}, ""); err == nil || !strings.Contains(err.Error(), "no-such-file") {
+	if _, err := result.ImportFiles(context.Background(), []string{a, "testdata/import/no-such-file"}, ""); err == nil || !strings.Contains(err.Error(), "no-such-file") {
 		t.Errorf("a missing second file: %v", err)
 	}
 }

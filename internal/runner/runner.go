@@ -270,6 +270,9 @@ func Run(ctx context.Context, specs []workload.Spec, opt *Options) (*result.Set,
 // the error is as Run's.
 func RunUntil(ctx context.Context, specs []workload.Spec, opt *Options, until Until) (*result.Set, error) {
 	x := &local{set: NewSet(specs, opt), specs: specs, opt: opt, maxRuns: max(until.MaxRuns, opt.Repeat)}
+	if err := CheckPins(specs, opt); err != nil {
+		return x.set, err
+	}
 	if err := x.save(); err != nil {
 		return x.set, err
 	}

@@ -34,6 +34,9 @@ func (s Setup) Options() (*Options, error) {
 		Command: s.Command,
 		Version: s.Version,
 	}
+	if s.Timeout < 0 {
+		return nil, fmt.Errorf("--timeout: %s is negative (a run's time limit, or 0 for none)", s.Timeout)
+	}
 	if s.CPUs != "" {
 		list, err := sys.ParseCPUList(s.CPUs)
 		if err != nil {

@@ -51,11 +51,14 @@ func openSQLiteAt(ctx context.Context, path string, target int64) (Store, error)
 }
 
 func openSQLiteOnce(ctx context.Context, path string, target int64) (Store, error) {
-	if err := checkSQLite(ctx, path); err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
+	}
+	if err := createSQLite(ctx, path, target); err != nil {
+		return nil, err
+	}
+	if err := checkSQLite(ctx, path); err != nil {
+		return nil, err
 	}
 	// WAL with synchronous=NORMAL keeps every committed transaction across
 	// a kill of the process (only a power cut may lose the last ones), and
@@ -72,11 +75,11 @@ func openSQLiteOnce(ctx context.Context, path string, target int64) (Store, erro
 	db.SetMaxOpenConns(1)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, diskErr(path, err))
 	}
 	if err := migrate(ctx, db, false, target); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, diskErr(path, err))
 	}
 	return &sqlStore{db: db, loc: path}, nil
 }
@@ -106,8 +109,29 @@ func checkSQLite(ctx context.Context, path string) error {
 	// transactions that the file does not have yet (a kdelta killed
 	// before a checkpoint): an immutable reader creates no -wal or -shm
 	// file beside a database it may refuse.
+	fi, err := os.Stat(path + "-wal")
+	immutable := err != nil || fi.Size() == 0
+	err = checkKdelta(ctx, path, immutable)
+	if immutable && errors.Is(err, errNotKdelta) {
+		// An immutable reader takes no lock: another kdelta may have
+		// written (or be checkpointing) since the write-ahead log was
+		// looked at, and what it read be torn. Only a reader that locks
+		// as SQLite does may call a file not a kdelta store.
+		err = checkKdelta(ctx, path, false)
+	}
+	return err
+}
+
+// errNotKdelta is wrapped by the error of an SQLite database with tables
+// but none of kdelta's.
+var errNotKdelta = errors.New("not a kdelta store")
+
+// checkKdelta reads path read-only (immutable: without locks, -wal or
+// -shm) and refuses it unless it is a kdelta store this kdelta knows, or
+// an empty database.
+func checkKdelta(ctx context.Context, path string, immutable bool) error {
 	q := "?mode=ro&_busy_timeout=10000"
-	if fi, err := os.Stat(path + "-wal"); err != nil || fi.Size() == 0 {
+	if immutable {
 		q += "&immutable=1"
 	}
 	db, err := sql.Open("sqlite", sqliteURI(path)+q)
@@ -125,7 +149,7 @@ func checkSQLite(ctx context.Context, path string) error {
 			return fmt.Errorf("%s: unreadable SQLite database: %v; it was left untouched", path, err)
 		}
 		if n > 0 {
-			return fmt.Errorf("%s: an SQLite database that is not a kdelta store; it was left untouched", path)
+			return fmt.Errorf("%s: an SQLite database that is not a kdelta store; it was left untouched%w", path, quiet{errNotKdelta})
 		}
 	}
 	if v > SchemaVersion {

@@ -2,12 +2,15 @@ package vm
 
 import (
 	"bytes"
+	"context"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/result"
 )
 
 // A Kernel is a kernel image to boot, with what its header says of it.
@@ -27,6 +30,11 @@ type Kernel struct {
 	Config string
 }
 
+// MaxKernelBytes is the most kdelta reads of a kernel image: a
+// distribution's vmlinuz is tens of MiB, a stripped ppc64le vmlinux a
+// few dozen more.
+const MaxKernelBytes = 512 << 20
+
 // InspectKernel reads what the kernel image at path says of itself: its
 // architecture, from the header, and its release. An x86 bzImage carries
 // the version string at the offset its boot protocol header gives
@@ -37,9 +45,9 @@ type Kernel struct {
 // release comes from its file name, vmlinuz-RELEASE. It fails with a
 // message naming the file when the file is none of these.
 func InspectKernel(path string) (*Kernel, error) {
-	data, err := os.ReadFile(path)
+	data, err := result.ReadInput(context.Background(), path, MaxKernelBytes, "a kernel image")
 	if err != nil {
-		return nil, fmt.Errorf("--kernel %s: %w", path, err)
+		return nil, fmt.Errorf("--kernel %w", err)
 	}
 	k := &Kernel{Path: path}
 	notKernel := func(why string) error {
