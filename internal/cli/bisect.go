@@ -75,6 +75,9 @@ func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
 		return nil, fmt.Errorf("--threshold: %w", err)
 	}
 	o.Compare.Stats.Threshold = thr
+	if err := stats.CheckAlpha(o.Compare.Stats.Alpha); err != nil {
+		return nil, err
+	}
 	if err := o.Check(); err != nil {
 		return nil, err
 	}
