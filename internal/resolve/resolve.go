@@ -49,6 +49,9 @@ func (r *Resolver) Store() (store.Store, error) {
 	if r.st != nil {
 		return r.st, nil
 	}
+	if err := store.CheckLocation(r.loc); err != nil {
+		return nil, err
+	}
 	if !store.IsPostgres(r.loc) {
 		p := r.loc
 		if p == "" {
