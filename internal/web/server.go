@@ -80,7 +80,7 @@ func CheckHost(host string, allowRemote bool) error {
 	if isLoopback(name) {
 		return nil
 	}
-	return fmt.Errorf("Host %q is not a loopback name: kdelta serve answers to localhost, 127.0.0.1 and [::1] unless started with --allow-remote", host)
+	return fmt.Errorf("the Host %q is not a loopback name: kdelta serve answers to localhost, 127.0.0.1 and [::1] unless started with --allow-remote", host)
 }
 
 // ServeHTTP refuses what is not a bounded GET or HEAD and serves the rest
