@@ -79,7 +79,7 @@ func run(sets, builds, clients, requests, samples int) error {
 	}
 	sctx, stop := context.WithCancel(ctx)
 	served := make(chan error, 1)
-	go func() { served <- web.Serve(sctx, ln, st) }()
+	go func() { served <- web.Serve(sctx, ln, st, web.Options{}) }()
 	base := "http://" + ln.Addr().String()
 	fmt.Printf("load: %d requests per page from %d concurrent loopback clients\n", requests, clients)
 	var ref []time.Duration

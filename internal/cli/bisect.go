@@ -80,6 +80,9 @@ func (b *bisectFlags) step(c *cobra.Command) (*bisect.Step, error) {
 	if o.Compare.SessionNoise, err = b.noise.value(); err != nil {
 		return nil, err
 	}
+	if err := stats.CheckAlpha(o.Compare.Stats.Alpha); err != nil {
+		return nil, err
+	}
 	if err := o.Check(); err != nil {
 		return nil, err
 	}

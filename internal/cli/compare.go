@@ -117,9 +117,12 @@ func (f *compareFlags) options() (stats.Options, error) {
 	if err != nil {
 		return stats.Options{}, fmt.Errorf("--threshold: %w", err)
 	}
+	if err := stats.CheckAlpha(f.alpha); err != nil {
+		return stats.Options{}, err
+	}
 	so := stats.Options{Alpha: f.alpha, Threshold: thr, Test: f.test}
 	if err := so.Validate(); err != nil {
-		return stats.Options{}, fmt.Errorf("--alpha/--test: %w", err)
+		return stats.Options{}, fmt.Errorf("--test: %w", err)
 	}
 	return so, compare.CheckFailOn(f.failOn)
 }

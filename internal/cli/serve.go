@@ -31,7 +31,7 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(c.ErrOrStderr(), "kdelta: serving %s read-only at http://%s/ to %s (interrupt to stop)\n", st.Location(), ln.Addr(), web.Readers(ln))
-			return web.Serve(c.Context(), ln, st)
+			return web.Serve(c.Context(), ln, st, opt)
 		},
 	}
 	f := c.Flags()

@@ -55,6 +55,13 @@ func (f Setup) Hooks(cpus []int, enableOnExec bool, env *sysinfo.Fingerprint) (m
 			}
 		}
 	case "none":
+		// -e or --probe-events given with it would be dropped unsaid.
+		if f.Events != "" && f.Events != DefaultEventList {
+			return nil, nil, false, fmt.Errorf("--counters none counts nothing, so -e %s would be dropped: give one or the other", f.Events)
+		}
+		if f.Probes != "" && f.Probes != DefaultProbeList && f.Probes != "none" {
+			return nil, nil, false, fmt.Errorf("--counters none counts nothing, so --probe-events %s would be dropped: give one or the other", f.Probes)
+		}
 	default:
 		return nil, nil, false, fmt.Errorf("--counters: unknown value %q (on or none)", f.Counters)
 	}

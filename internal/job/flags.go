@@ -28,6 +28,13 @@ func ParseVariant(s string) (Variant, error) {
 	if err != nil {
 		return Variant{}, fmt.Errorf("variant %s: %w", name, err)
 	}
+	seen := map[string]string{}
+	for _, st := range set {
+		if prev, ok := seen[st.Knob.Path]; ok {
+			return Variant{}, fmt.Errorf("variant %s sets %s twice (%s and %s): give each knob once", name, st.Knob.Name, prev, st)
+		}
+		seen[st.Knob.Path] = st.String()
+	}
 	v.Set = set
 	return v, nil
 }

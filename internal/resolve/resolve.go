@@ -57,6 +57,9 @@ func (r *Resolver) Store() (store.Store, error) {
 	if r.st != nil {
 		return r.st, nil
 	}
+	if err := store.CheckLocation(r.loc); err != nil {
+		return nil, err
+	}
 	if !store.IsPostgres(r.loc) {
 		p := r.loc
 		if p == "" {
@@ -109,6 +112,8 @@ func (r *Resolver) Noises(set *result.Set, host string) ([]store.Noise, error) {
 func (r *Resolver) Set(ref string) (*result.Set, error) {
 	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
 		return LoadFile(r.ctx, ref)
+	} else if err == nil {
+		return nil, fmt.Errorf("%s is a directory, not a result set file", ref)
 	}
 	if labels, ok := ParseLabelQuery(ref); ok {
 		return r.query(ref, labels)
@@ -318,21 +323,32 @@ func labelsAfter(l map[string]string) string {
 	return " " + result.FormatPairs(l, " ")
 }
 
-// ParseLabelQuery reads k=v[,k=v...]; ok is false for anything else, so a
-// file name with = in it still reads as a file when it exists.
+// ParseLabelQuery reads a reference as a label query, k=v[,k=v...], and
+// says whether it is one. The rule, the same everywhere a set is named:
+// a reference that names an existing file is that file (callers look
+// first); else it is a label query when it has an "=" and the key before
+// its first "=" holds no "/" — so branch=feat/x is a query, and
+// runs/a=b.json a path. A value may hold "/" and ",": a "," starts the
+// next label only when what follows it up to an "=" is a key (no "/"),
+// so branch=fix,v2 is one label and host=p10,kernel=6.18 two.
 func ParseLabelQuery(s string) ([]store.Label, bool) {
-	if !strings.Contains(s, "=") || strings.ContainsRune(s, os.PathSeparator) {
+	if k, _, ok := strings.Cut(s, "="); !ok || !isLabelKey(k) {
 		return nil, false
 	}
 	var ls []store.Label
 	for _, part := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(part, "=")
-		if !ok || k == "" {
-			return nil, false
+		if !ok || !isLabelKey(k) {
+			ls[len(ls)-1].Value += "," + part
+			continue
 		}
 		ls = append(ls, store.Label{Name: k, Value: v})
 	}
 	return ls, true
+}
+
+func isLabelKey(k string) bool {
+	return k != "" && !strings.ContainsRune(k, '/') && !strings.ContainsRune(k, os.PathSeparator)
 }
 
 // ParseLabelFlags reads --label k=v flags.

@@ -252,10 +252,19 @@ func bareNumbers(in *input) bool {
 // thousands separators (perf stat's 3,080,508) and exponent.
 const numPat = `[-+]?\d[\d,]*(?:\.\d*)?(?:[eE][-+]?\d+)?`
 
+// thousandsRE is a number whose commas, if any, separate groups of three
+// digits before the point: 3,080,508 but not 9,75 or 0,852988, which are
+// decimal commas read wrong by a thousand or more if the commas were
+// dropped.
+var thousandsRE = regexp.MustCompile(`^[-+]?\d{1,3}(?:,\d{3})*(?:[.eE][^,]*)?$|^[^,]*$`)
+
 // parseNum reads a number matched by numPat; it rejects what is not a
 // finite number, so no NaN or Inf reaches a result file (JSON has none).
 func parseNum(s string) (float64, error) {
 	s = strings.TrimSpace(s)
+	if !thousandsRE.MatchString(s) {
+		return 0, fmt.Errorf("bad number %q: a ',' here is not between thousands (is it a decimal comma? kdelta reads '.' as the decimal point)", s)
+	}
 	t := strings.ReplaceAll(s, ",", "")
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {

@@ -3,16 +3,25 @@ package result
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // ParseLabels turns --label values, each k=v, into a label map; a value
-// without "=" or with an empty key is an error naming it.
+// without "=", with an empty key, a key holding / or , (which a label
+// query could not name) or a control character anywhere (which would
+// reach a terminal raw) is an error naming it.
 func ParseLabels(labels []string) (map[string]string, error) {
 	m := map[string]string{}
 	for _, l := range labels {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--label: %q is not key=value", l)
+		}
+		if strings.ContainsFunc(l, unicode.IsControl) {
+			return nil, fmt.Errorf("--label: %q holds a control character (a newline, an escape): a label is one line of text", l)
+		}
+		if strings.ContainsAny(k, "/,") {
+			return nil, fmt.Errorf("--label: key %q holds %q: a label's key has no / or , (they separate paths and the labels of a query)", k, string(k[strings.IndexAny(k, "/,")]))
 		}
 		m[k] = v
 	}

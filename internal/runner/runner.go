@@ -743,7 +743,7 @@ func runOne(ctx context.Context, sp workload.Spec, opt *Options, warm bool) *res
 			status = result.StatusFailed
 			reason = fmt.Sprintf("%s exited with status %d", j.Exec[0], r.ExitCode)
 			if r.Signal != "" {
-				reason = fmt.Sprintf("%s killed by %s", j.Exec[0], r.Signal)
+				reason = fmt.Sprintf("%s ended by a signal: %s", j.Exec[0], r.Signal)
 			}
 		}
 	}

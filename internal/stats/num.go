@@ -56,10 +56,19 @@ func WholeNum(v float64) string {
 	return b.String()
 }
 
+// CheckAlpha refuses a significance level outside (0, 1): a flag that
+// says --alpha 0 means it, and is not quietly read as the default.
+func CheckAlpha(a float64) error {
+	if !(a > 0 && a < 1) {
+		return fmt.Errorf("--alpha %v is not in (0, 1)", a)
+	}
+	return nil
+}
+
 // ParsePercent reads "1%", "1" (percent) or "0.5%" as a fraction.
 func ParsePercent(s string) (float64, error) {
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v <= 0 || v >= 1000 {
+	if err != nil || !(v > 0 && v < 1000) {
 		return 0, fmt.Errorf("bad value %q (a positive percentage such as 1%%)", s)
 	}
 	return v / 100, nil

@@ -147,6 +147,9 @@ func IsPostgres(loc string) bool {
 // needed: a postgres:// or postgresql:// URL, else the path of an SQLite
 // file ("" for DefaultPath), whose directory is created.
 func Open(ctx context.Context, loc string) (Store, error) {
+	if err := CheckLocation(loc); err != nil {
+		return nil, err
+	}
 	if IsPostgres(loc) {
 		return openPostgres(ctx, loc)
 	}

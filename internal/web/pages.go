@@ -277,30 +277,44 @@ func (s *Server) apiSet(w http.ResponseWriter, r *http.Request) error {
 }
 
 // refs are the sets a request names: a=, b=, ... h= in order, or else
-// every s= (the list page's check boxes); checked tells it was s=.
-func refs(r *http.Request) (names []string, checked bool) {
+// every s= (the list page's check boxes); checked tells it was s=. A
+// request that names a set in a way refs would not read (i=, or s= beside
+// a=) is refused rather than answered without it.
+func refs(r *http.Request) (names []string, checked bool, err error) {
 	q := r.URL.Query()
+	for k, v := range q {
+		if len(k) == 1 && k != "s" && k[0] > 'a'+MaxCompared-1 && k[0] <= 'z' && slices.ContainsFunc(v, func(s string) bool { return s != "" }) {
+			return nil, false, badRequest("%s=: a comparison takes at most %d sets, a= to %c=", k, MaxCompared, 'a'+MaxCompared-1)
+		}
+	}
 	for c := 'a'; c < 'a'+MaxCompared; c++ {
 		if v := q.Get(string(c)); v != "" {
 			names = append(names, v)
 		}
 	}
-	if len(names) > 0 {
-		return names, false
-	}
+	var checks []string
 	for _, v := range q["s"] {
 		if v != "" {
-			names = append(names, v)
+			checks = append(checks, v)
 		}
 	}
-	return names, true
+	switch {
+	case len(names) > 0 && len(checks) > 0:
+		return nil, false, badRequest("give the sets either as a=, b=, ... or as s=, not both")
+	case len(names) > 0:
+		return names, false, nil
+	}
+	return checks, true, nil
 }
 
 // comparison loads and compares the sets the request names.
 func (s *Server) comparison(r *http.Request) (*compare.Result, error) {
-	names, checked := refs(r)
+	names, checked, err := refs(r)
+	if err != nil {
+		return nil, err
+	}
 	if len(names) < 2 || len(names) > MaxCompared {
-		return nil, badRequest("compare takes 2 to %d sets: /compare?a=ID&b=ID", MaxCompared)
+		return nil, badRequest("compare takes 2 to %d sets, %d given: /compare?a=ID&b=ID", MaxCompared, len(names))
 	}
 	sets := make([]*result.Set, len(names))
 	for i, n := range names {
@@ -466,6 +480,9 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRequest("%v", err)
 	}
+	if len(hs) == 0 {
+		return notFound("no stored sets of %s carry label %s", hq.Workload, hq.By)
+	}
 	jsonType(w)
 	return report.WriteHistory(w, hs, hq.ChangePoints, "json")
 }
@@ -478,7 +495,10 @@ type envView struct {
 
 // envDiff loads a= and b= and diffs their environments.
 func (s *Server) envDiff(r *http.Request) (envView, error) {
-	names, _ := refs(r)
+	names, _, err := refs(r)
+	if err != nil {
+		return envView{}, err
+	}
 	if len(names) != 2 {
 		return envView{}, badRequest("env takes two sets: /env?a=ID&b=ID")
 	}
@@ -512,7 +532,10 @@ func (s *Server) apiEnv(w http.ResponseWriter, r *http.Request) error {
 
 // profileDiffs diffs the profiles of a= and b=, benchmark by benchmark.
 func (s *Server) profileDiffs(r *http.Request) ([]*profile.Diff, error) {
-	names, _ := refs(r)
+	names, _, err := refs(r)
+	if err != nil {
+		return nil, err
+	}
 	if len(names) != 2 {
 		return nil, badRequest("profile takes two sets: /profile?a=ID&b=ID")
 	}

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/store"
 )
 
@@ -46,16 +47,40 @@ const DefaultAddr = "127.0.0.1:8080"
 
 // A Server answers the dashboard's requests from a store.
 type Server struct {
-	st    store.Store
-	mux   *http.ServeMux
-	cache cache
+	st          store.Store
+	mux         *http.ServeMux
+	cache       cache
+	allowRemote bool
 }
 
-// New returns the dashboard over st, which it only reads.
-func New(st store.Store) *Server {
-	s := &Server{st: st, mux: http.NewServeMux()}
+// New returns the dashboard over st, which it only reads. Unless
+// opt.AllowRemote, it answers only requests whose Host is a loopback name
+// (see CheckHost).
+func New(st store.Store, opt Options) *Server {
+	s := &Server{st: st, mux: http.NewServeMux(), allowRemote: opt.AllowRemote}
 	s.routes()
 	return s
+}
+
+// CheckHost refuses a request's Host that is not a loopback name or
+// address, unless remote is allowed. A page of another site can make a
+// browser send requests to 127.0.0.1 under its own name (DNS rebinding)
+// and read the answers as its own; the Host of such a request is that
+// site's name, so a server bound to loopback answers only to loopback
+// names.
+func CheckHost(host string, allowRemote bool) error {
+	if allowRemote {
+		return nil
+	}
+	name := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		name = h
+	}
+	name = strings.TrimSuffix(strings.Trim(name, "[]"), ".")
+	if isLoopback(name) {
+		return nil
+	}
+	return fmt.Errorf("the Host %q is not a loopback name: kdelta serve answers to localhost, 127.0.0.1 and [::1] unless started with --allow-remote", host)
 }
 
 // ServeHTTP refuses what is not a bounded GET or HEAD and serves the rest
@@ -65,7 +90,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", report.CSP+"; frame-ancestors 'none'")
+	if err := CheckHost(r.Host, s.allowRemote); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(w, "kdelta serve is read-only: "+r.Method+" is not served", http.StatusMethodNotAllowed)
@@ -98,7 +127,7 @@ func CheckAddr(addr string, allowRemote bool) error {
 }
 
 func isLoopback(host string) bool {
-	if host == "localhost" {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)
@@ -143,9 +172,9 @@ func Readers(ln net.Listener) string {
 
 // Serve serves the dashboard over st on ln until ctx ends, then shuts it
 // down.
-func Serve(ctx context.Context, ln net.Listener, st store.Store) error {
+func Serve(ctx context.Context, ln net.Listener, st store.Store, opt Options) error {
 	srv := &http.Server{
-		Handler:           New(st),
+		Handler:           New(st, opt),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      RequestTimeout + 10*time.Second,

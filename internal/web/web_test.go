@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -97,7 +100,7 @@ func get(t *testing.T, u string) (int, string) {
 // each is refused with 405, and the store holds what it held.
 func TestReadOnly(t *testing.T) {
 	st, ids := filled(t)
-	srv := httptest.NewServer(web.New(st))
+	srv := httptest.NewServer(web.New(st, web.Options{}))
 	defer srv.Close()
 	before, _ := st.List(context.Background(), store.Filter{})
 	for _, path := range []string{"/", "/set/" + ids["6.15"][0], "/compare?a=" + ids["6.15"][0] + "&b=" + ids["6.16"][0], "/api/sets", "/api/set/" + ids["6.15"][0], "/history?workload=pipe"} {
@@ -128,7 +131,7 @@ func TestReadOnly(t *testing.T) {
 // one line, the right status.
 func TestLimits(t *testing.T) {
 	st, ids := filled(t)
-	srv := httptest.NewServer(web.New(st))
+	srv := httptest.NewServer(web.New(st, web.Options{}))
 	defer srv.Close()
 	for _, tc := range []struct {
 		path string
@@ -192,7 +195,7 @@ func TestLoopbackOnly(t *testing.T) {
 // compare --format json prints.
 func TestAPI(t *testing.T) {
 	st, ids := filled(t)
-	srv := httptest.NewServer(web.New(st))
+	srv := httptest.NewServer(web.New(st, web.Options{}))
 	defer srv.Close()
 	list := func(q string) []string {
 		code, body := get(t, srv.URL+"/api/sets?"+q)
@@ -294,7 +297,7 @@ func checkMarks(t *testing.T, p *browsertest.Page, want int) {
 // outside the server, no dialog, and a mark per run.
 func TestDashboardInChromium(t *testing.T) {
 	st, ids := filled(t)
-	srv := httptest.NewServer(web.New(st))
+	srv := httptest.NewServer(web.New(st, web.Options{}))
 	defer srv.Close()
 	rows := func(p *browsertest.Page) int {
 		return browsertest.Eval[int](p, `document.querySelectorAll("tr.set").length`)
@@ -375,4 +378,117 @@ func TestDashboardInChromium(t *testing.T) {
 	}
 	h.CheckClean(srv.URL)
 	checkMarks(t, h, 2)
+}
+
+// TestHostHeader: a request whose Host is not a loopback name, as a page
+// of another site sends through DNS rebinding, is refused unless the
+// server was started with --allow-remote.
+func TestHostHeader(t *testing.T) {
+	st, _ := filled(t)
+	local := httptest.NewServer(web.New(st, web.Options{}))
+	defer local.Close()
+	remote := httptest.NewServer(web.New(st, web.Options{AllowRemote: true}))
+	defer remote.Close()
+	port := local.Listener.Addr().(*net.TCPAddr).Port
+	for _, tc := range []struct {
+		host   string
+		remote bool
+		code   int
+	}{
+		{fmt.Sprintf("127.0.0.1:%d", port), false, http.StatusOK},
+		{fmt.Sprintf("localhost:%d", port), false, http.StatusOK},
+		{fmt.Sprintf("LOCALHOST.:%d", port), false, http.StatusOK},
+		{fmt.Sprintf("[::1]:%d", port), false, http.StatusOK},
+		{"127.0.0.2", false, http.StatusOK},
+		{fmt.Sprintf("rebind.example.org:%d", port), false, http.StatusForbidden},
+		{"evil.localhost.example.org", false, http.StatusForbidden},
+		{"192.0.2.1", false, http.StatusForbidden},
+		{fmt.Sprintf("rebind.example.org:%d", port), true, http.StatusOK},
+	} {
+		u := local.URL
+		if tc.remote {
+			u = remote.URL
+		}
+		req, _ := http.NewRequest(http.MethodGet, u+"/api/sets", nil)
+		req.Host = tc.host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("Host %s (allow remote %v): %s %q; want %d", tc.host, tc.remote, resp.Status, b, tc.code)
+		}
+		if tc.code == http.StatusForbidden && !strings.Contains(string(b), "--allow-remote") {
+			t.Errorf("Host %s refused with %q, which does not say --allow-remote", tc.host, b)
+		}
+	}
+}
+
+// TestNoInlineScript: no page's policy lets a script run that is not one
+// of the page's own, named by its hash, and the offline report carries
+// the same policy.
+func TestNoInlineScript(t *testing.T) {
+	st, ids := filled(t)
+	srv := httptest.NewServer(web.New(st, web.Options{}))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "/compare?a=" + ids["6.15"][0] + "&b=" + ids["6.16"][0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	csp := resp.Header.Get("Content-Security-Policy")
+	for _, p := range []string{csp, report.CSP} {
+		_, src, _ := strings.Cut(p, "script-src ")
+		src, _, _ = strings.Cut(src, ";")
+		if strings.Contains(src, "unsafe") || !strings.HasPrefix(src, "'sha256-") {
+			t.Errorf("policy %q lets inline scripts run", p)
+		}
+	}
+	meta := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindStringSubmatch(string(body))
+	if meta == nil || html.UnescapeString(meta[1]) != report.CSP {
+		t.Errorf("the page does not carry the policy %q in its meta element", report.CSP)
+	}
+}
+
+// TestCompareBounds: a comparison of more sets than it takes says so
+// rather than dropping those after the eighth, and the history API
+// answers 404 where its page does.
+func TestCompareBounds(t *testing.T) {
+	st, ids := filled(t)
+	srv := httptest.NewServer(web.New(st, web.Options{}))
+	defer srv.Close()
+	var all []string
+	for _, k := range []string{"6.14", "6.15", "6.16"} {
+		all = append(all, ids[k]...)
+	}
+	v, s := url.Values{}, url.Values{}
+	for i, id := range all {
+		v.Set(string(rune('a'+i)), id)
+		s.Add("s", id)
+	}
+	for _, tc := range []struct {
+		path string
+		code int
+		msg  string
+	}{
+		{"/compare?" + v.Encode(), http.StatusBadRequest, "i=: a comparison takes at most 8 sets"},
+		{"/api/compare?" + v.Encode(), http.StatusBadRequest, "i=: a comparison takes at most 8 sets"},
+		{"/compare?" + s.Encode(), http.StatusBadRequest, "compare takes 2 to 8 sets, 9 given"},
+		{"/compare?a=" + all[0] + "&b=" + all[1] + "&s=" + all[2], http.StatusBadRequest, "not both"},
+		{"/history?workload=nosuch&by=kernel", http.StatusNotFound, "no stored sets of nosuch"},
+		{"/api/history?workload=nosuch&by=kernel", http.StatusNotFound, "no stored sets of nosuch"},
+		{"/api/history?workload=pipe&by=nosuchlabel", http.StatusNotFound, "carry label nosuchlabel"},
+	} {
+		code, body := get(t, srv.URL+tc.path)
+		if code != tc.code || !strings.Contains(body, tc.msg) {
+			t.Errorf("GET %.80s: %d %q; want %d and %q", tc.path, code, body, tc.code, tc.msg)
+		}
+	}
+	code, _ := get(t, srv.URL+"/compare?a="+all[0]+"&h="+all[7])
+	if code != http.StatusOK {
+		t.Errorf("a= and h=: %d", code)
+	}
 }
