@@ -3,6 +3,7 @@ package mail
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -147,10 +148,16 @@ func (s *Section) find(name string, lines []Line, level int) {
 			}
 		}
 	}
+cut:
 	for i, p := range ps {
-		if endOfReport(p[0].Text) {
-			ps = ps[:i]
-			break
+		for k, l := range p {
+			if endOfReport(l.Text) {
+				ps = append(ps[:i:i], p[:k])
+				if k == 0 {
+					ps = ps[:i]
+				}
+				break cut
+			}
 		}
 	}
 	variant := ""
@@ -266,10 +273,32 @@ func (s *Section) readSpan(name string, span []Line, variant string, cmd *Comman
 	s.Outputs = append(s.Outputs, out)
 	// The span's own claims (derived columns, remarks) are the importer's:
 	// keep them as claims of this section.
+	seen := map[string]bool{}
 	for _, st := range sets {
 		for _, w := range st.Warnings {
-			if strings.Contains(w, "the mail says") {
-				s.Claims = append(s.Claims, &Claim{Line: span[0].N, Text: w, Kind: ClaimTable, Verdict: "the mail's figure disagrees with its values"})
+			if strings.Contains(w, "the mail says") && !seen[w] {
+				seen[w] = true
+				s.Claims = append(s.Claims, &Claim{Line: span[0].N, Text: w, Kind: ClaimTable, Verdict: "the table's values do not give it (the importer's check)"})
+			}
+		}
+		for _, b := range st.Benchmarks {
+			for _, r := range b.Runs {
+				cl := r.Info["claim"]
+				if cl == "" || seen[cl] {
+					continue
+				}
+				seen[cl] = true
+				v := "the table's values give it (the importer's check)"
+				for w := range seen {
+					if strings.Contains(w, strconv.Quote(cl)) {
+						v = "the table's values do not give it (the importer's check)"
+					}
+				}
+				what := cl
+				if vs := r.Info["claim-vs"]; vs != "" {
+					what += " (vs " + vs + ")"
+				}
+				s.Claims = append(s.Claims, &Claim{Line: span[0].N, Text: what, Kind: ClaimTable, Verdict: v})
 			}
 		}
 	}

@@ -359,4 +359,3 @@ func (m *Message) Levels() []int {
 	}
 	return out
 }
-
