@@ -164,14 +164,14 @@ cut:
 	var cmd *Command
 	fresh := false // the data that follows is cmd's own output
 	for pi, p := range ps {
-		if t, ok := isTitle(p[:1]); ok && (len(p) > 1 && strings.HasSuffix(strings.TrimSpace(p[0].Text), ":") || len(p) == 1 && pi+1 < len(ps) && !isProse(ps[pi+1])) {
+		if t, ok := isTitle(p[:1]); ok && (len(p) > 1 && strings.HasSuffix(strings.TrimSpace(p[0].Text), ":") || len(p) == 1 && pi+1 < len(ps) && (!isProse(ps[pi+1]) || toolOutput(name, ps[pi+1]))) {
 			variant = t
 			p = p[1:]
 			if len(p) == 0 {
 				continue
 			}
 		}
-		if isProse(p) {
+		if isProse(p) && !toolOutput(name, p) {
 			fresh, variant = false, ""
 			s.prose(p)
 			continue
@@ -205,6 +205,18 @@ cut:
 func endOfReport(l string) bool {
 	t := strings.TrimRight(l, " ")
 	return t == "---" || t == "-- " || strings.HasPrefix(t, "diff --git ")
+}
+
+// toolOutput tells whether a paragraph that reads like sentences is a
+// tool's output an importer knows (hackbench's "Running in threaded mode
+// ...").
+func toolOutput(name string, p paragraph) bool {
+	var b strings.Builder
+	for _, l := range p {
+		b.WriteString(l.Text + "\n")
+	}
+	sets, err := result.ImportSets(name, []byte(b.String()), "")
+	return err == nil && len(sets) > 0 && sets[0].Tool != "import table"
 }
 
 // isProse tells whether a paragraph is sentences rather than data: most
