@@ -245,6 +245,3 @@ func wrap(text, prefix string) []string {
 	}
 	return out
 }
-
-
-
