@@ -88,6 +88,9 @@ type Mapping struct {
 	Cannot string
 	// Profile is set for perf record/report/annotate: kdelta run --profile.
 	Profile bool
+	// Set are knob settings the run needs to measure what the mail did
+	// (KNOB=VALUE, a job's set).
+	Set []string
 }
 
 // words splits a command line into words, honouring simple quotes.
@@ -481,7 +484,8 @@ func (s *Section) proseCommands(ps []paragraph) {
 		}
 		if loc := rcuProseRE.FindStringSubmatchIndex(text); loc != nil {
 			sub := rcuProseRE.FindStringSubmatch(text)
-			m := Mapping{Spec: "rcu:calls=" + sub[1]}
+			m := Mapping{Spec: "rcu:calls=" + sub[1], Set: []string{"/sys/kernel/rcu_expedited=0"}}
+			m.Notes = append(m.Notes, "normal grace periods (rcu_expedited=0), as a default kernel has them; an expedited one takes microseconds")
 			if sub[2] != "" {
 				m.Repeat, _ = strconv.Atoi(sub[2])
 			}

@@ -18,6 +18,8 @@ type Job struct {
 	CPUs       string
 	Events     string
 	SystemWide bool
+	// Set are the knob settings the mapped commands need.
+	Set []string
 	// Workloads are the specs, each with the commands it stands for.
 	Workloads []PlanWorkload
 	// Variants are the mail's variants, for kernels given by the user.
@@ -51,6 +53,11 @@ func Plan(a *Analysis) []*Job {
 				j = &Job{FIFO: m.FIFO, CPUs: m.CPUs, Events: m.Events, SystemWide: m.SystemWide}
 				byKey[key] = j
 				jobs = append(jobs, j)
+			}
+			for _, k := range m.Set {
+				if !contains(j.Set, k) {
+					j.Set = append(j.Set, k)
+				}
 			}
 			if m.Repeat > j.Repeat {
 				j.Repeat = m.Repeat
@@ -111,6 +118,13 @@ func (j *Job) TOML(mailName string, kernels []string) string {
 	}
 	if j.Events != "" {
 		fmt.Fprintf(&b, "events = %s\n", strconv.Quote(j.Events))
+	}
+	if len(j.Set) > 0 {
+		var q []string
+		for _, k := range j.Set {
+			q = append(q, strconv.Quote(k))
+		}
+		fmt.Fprintf(&b, "set = [%s]\n", strings.Join(q, ", "))
 	}
 	if j.SystemWide {
 		b.WriteString("# perf stat -a in the mail: kdelta run -a counts system-wide\n")

@@ -64,12 +64,12 @@ func Read(data []byte) ([]*Message, error) {
 	}
 	data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
 	var msgs []*Message
-	if parts := splitMbox(data); parts != nil {
-		for _, p := range parts {
-			msgs = append(msgs, readOne(p))
+	if parts, starts := splitMbox(data); parts != nil {
+		for i, p := range parts {
+			msgs = append(msgs, readOne(p, starts[i]))
 		}
 	} else {
-		msgs = []*Message{readOne(data)}
+		msgs = []*Message{readOne(data, 0)}
 	}
 	for i, m := range msgs {
 		m.Index = i
@@ -89,15 +89,17 @@ func latin1(b []byte) []byte {
 
 var mboxFromRE = regexp.MustCompile(`^From \S+ .*\d{4}\s*$`)
 
-// splitMbox splits an mbox into its messages, or returns nil when data is
-// not one. A line "From ..." after a blank line starts a message; mboxrd's
-// ">From " escapes are undone.
-func splitMbox(data []byte) [][]byte {
+// splitMbox splits an mbox into its messages, with the number of lines
+// of the file before each, or returns nil when data is not one. A line
+// "From ..." after a blank line starts a message; mboxrd's ">From "
+// escapes are undone.
+func splitMbox(data []byte) ([][]byte, []int) {
 	lines := strings.Split(string(data), "\n")
 	if len(lines) < 2 || !mboxFromRE.MatchString(lines[0]) || !headerLineRE.MatchString(lines[1]) {
-		return nil
+		return nil, nil
 	}
 	var out [][]byte
+	var starts []int
 	var cur []string
 	flush := func() {
 		if len(cur) > 0 {
@@ -108,6 +110,7 @@ func splitMbox(data []byte) [][]byte {
 	for i, l := range lines {
 		if mboxFromRE.MatchString(l) && (i == 0 || strings.TrimSpace(lines[i-1]) == "") {
 			flush()
+			starts = append(starts, i+1)
 			continue
 		}
 		if strings.HasPrefix(l, ">") && strings.HasPrefix(strings.TrimLeft(l, ">"), "From ") {
@@ -116,19 +119,36 @@ func splitMbox(data []byte) [][]byte {
 		cur = append(cur, l)
 	}
 	flush()
-	return out
+	if len(starts) > len(out) {
+		starts = starts[:len(out)]
+	}
+	return out, starts
 }
 
 var headerLineRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]*:[ \t]`)
 
 // readOne reads one message: with headers when it starts with them, else
-// as plain text with any header lines it pastes.
-func readOne(data []byte) *Message {
+// as plain text with any header lines it pastes. base is the number of
+// lines of the file before it, so that line numbers are the file's.
+func readOne(data []byte, base int) *Message {
 	m := &Message{}
+	defer func() {
+		if m.Flattened {
+			return
+		}
+		for i := range m.Lines {
+			m.Lines[i].N += base
+		}
+	}()
 	if headerLineRE.Match(data) {
 		if msg, err := netmail.ReadMessage(bytes.NewReader(data)); err == nil && mailHeader(msg.Header) {
 			fillHeaders(m, func(k string) string { return msg.Header.Get(k) })
 			body, _ := io.ReadAll(msg.Body)
+			// The body starts after the header and its blank line; a
+			// decoded body (quoted-printable, MIME) is counted as decoded.
+			if i := bytes.Index(data, []byte("\n\n")); i >= 0 {
+				base += bytes.Count(data[:i], []byte("\n")) + 2
+			}
 			text := decodeBody(msg.Header.Get("Content-Type"), msg.Header.Get("Content-Transfer-Encoding"), body)
 			m.setBody(text)
 			return m

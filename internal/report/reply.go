@@ -39,11 +39,11 @@ func Reply(w io.Writer, a *mail.Analysis, ours []*result.Set) {
 		out = append(out, wrapHeader("References: "+strings.Join(refs, " "))...)
 	}
 	out = append(out, "")
-	who := m.From
-	if who == "" {
-		who = "you"
+	who := "the mail reports"
+	if m.From != "" {
+		who = m.From + " reports"
 	}
-	out = append(out, wrap("Hi, I reran what "+who+" reports with kdelta reproduce on this machine.", "")...)
+	out = append(out, wrap("Hi, I reran what "+who+" with kdelta reproduce on this machine.", "")...)
 	for _, s := range a.Sections {
 		out = append(out, replySection(m, s, ours)...)
 	}
@@ -73,11 +73,13 @@ func containsStr(xs []string, x string) bool {
 // with the mail's figures and ours; each claim with what its numbers give.
 func replySection(m *mail.Message, s *mail.Section, ours []*result.Set) []string {
 	var out []string
+	done := map[string]bool{}
 	for _, c := range s.Commands {
 		b := ourBench(c, ours)
-		if b == nil {
+		if b == nil || done[c.Map.Spec] {
 			continue
 		}
+		done[c.Map.Spec] = true
 		out = append(out, "")
 		out = append(out, quoteLines(m, s, c.Line, c.Line)...)
 		out = append(out, "")
@@ -85,7 +87,7 @@ func replySection(m *mail.Message, s *mail.Section, ours []*result.Set) []string
 			for _, st := range o.Sets {
 				for _, mb := range st.Benchmarks {
 					for _, met := range mb.Metrics {
-						if !hasMetricNamed(b, met.Name) {
+						if !sameMetric(b, met) {
 							continue
 						}
 						label := o.Variant
@@ -102,16 +104,20 @@ func replySection(m *mail.Message, s *mail.Section, ours []*result.Set) []string
 		}
 		for _, met := range b.Metrics {
 			if vs := b.Values(met.Name); len(vs) > 0 && mailHas(s, met.Name) {
-				out = append(out, wrap(fmt.Sprintf("here (%s), %s: %s", c.Map.Spec, met.Name, metricFigures(b, met)), "  ")...)
+				out = append(out, wrap(fmt.Sprintf("here (%s %s), %s: %s", b.Workload, result.FormatParams(b.Params), met.Name, metricFigures(b, met)), "  ")...)
 			}
 		}
 	}
+	quoted := map[int]bool{}
 	for _, c := range s.Claims {
 		if len(c.Checks) == 0 || c.Kind == mail.ClaimTable {
 			continue
 		}
-		out = append(out, "")
-		out = append(out, quoteLines(m, s, c.Line, c.Line)...)
+		if !quoted[c.Line] {
+			quoted[c.Line] = true
+			out = append(out, "")
+			out = append(out, quoteLines(m, s, c.Line, c.Line)...)
+		}
 		out = append(out, "")
 		for _, k := range c.Checks {
 			out = append(out, wrap(fmt.Sprintf("%s: %s; %s", k.What, checkLine(c, k), k.Test), "  ")...)
@@ -119,6 +125,17 @@ func replySection(m *mail.Message, s *mail.Section, ours []*result.Set) []string
 		out = append(out, wrap("So: "+c.Verdict+".", "")...)
 	}
 	return out
+}
+
+// sameMetric tells whether b measures the mail's metric m: the same name
+// in the same unit.
+func sameMetric(b *result.Benchmark, m result.Metric) bool {
+	for _, x := range b.Metrics {
+		if strings.EqualFold(x.Name, m.Name) && m.Unit != "" && strings.EqualFold(x.Unit, m.Unit) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasMetricNamed(b *result.Benchmark, name string) bool {
@@ -150,24 +167,28 @@ func ourBench(c *mail.Command, ours []*result.Set) *result.Benchmark {
 		return nil
 	}
 	name, ps, _ := strings.Cut(c.Map.Spec, ":")
+	// The benchmark of the same workload whose parameters agree most
+	// with the command's: --quick changes the sizes.
+	var best *result.Benchmark
+	top := -1
 	for _, s := range ours {
 		for _, b := range s.Benchmarks {
-			if b.Workload != name {
+			if b.Workload != name || len(b.Measured()) == 0 {
 				continue
 			}
-			ok := true
+			n := 0
 			for _, p := range strings.Split(ps, ",") {
 				k, v, _ := strings.Cut(p, "=")
-				if k != "" && b.Params[k] != "" && b.Params[k] != strings.Trim(v, "'") {
-					ok = false
+				if k != "" && b.Params[k] == strings.Trim(v, "'") {
+					n++
 				}
 			}
-			if ok && len(b.Measured()) > 0 {
-				return b
+			if n > top {
+				best, top = b, n
 			}
 		}
 	}
-	return nil
+	return best
 }
 
 // quoteLines quotes the mail's lines from..to of section s as a reply

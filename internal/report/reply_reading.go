@@ -155,6 +155,9 @@ func Mapping(m mail.Mapping) string {
 	if m.SystemWide {
 		parts = append(parts, "-a")
 	}
+	for _, k := range m.Set {
+		parts = append(parts, "--set "+k)
+	}
 	return strings.Join(parts, " ")
 }
 
