@@ -99,10 +99,12 @@ func (s *Section) prose(p paragraph) {
 			c.Stated = -v
 		default:
 			c.Stated = v
+			if neg {
+				c.Stated = -v
+			}
 		}
-		if neg {
-			c.Stated = -c.Stated
-		}
+		// "-12.3% regression": a sign before a word that gives the
+		// direction restates it.
 		// The claim's phrase runs to the end of its clause.
 		end := clauseEnd(text, loc[1])
 		start := 0
@@ -265,7 +267,8 @@ func wordSet(s string) map[string]bool {
 func (s *Section) checkClaims() {
 	ps := s.pairs()
 	for _, c := range s.Claims {
-		if c.Kind == ClaimTable {
+		if c.Kind == ClaimTable || len(c.Checks) > 0 {
+			// The importer's, or a 0-day row's, checked where it was read.
 			continue
 		}
 		if !math.IsNaN(c.From) && !math.IsNaN(c.To) && c.From != 0 {

@@ -135,6 +135,16 @@ var numberRE = regexp.MustCompile(`\d[\d,]*(?:\.\d+)?\s*(?:%|ns|us|µs|ms|s|cycl
 
 // find fills s from the lines of one level.
 func (s *Section) find(name string, lines []Line, level int) {
+	if used := s.lkp(lines, level); len(used) > 0 {
+		var rest []Line
+		for _, l := range lines {
+			if l.Level == level && used[l.N] {
+				l.Text = ""
+			}
+			rest = append(rest, l)
+		}
+		lines = rest
+	}
 	ps := paragraphs(lines, level)
 	// The attribution line of this level sits one level out, just above.
 	for i, l := range lines {

@@ -194,3 +194,62 @@ func FuzzClaims(f *testing.F) {
 		}
 	})
 }
+
+// Test0Day reads a 0-day "kernel test robot" style report written for
+// this test in the public reports' layout: the two commits' means and
+// spreads per metric, each %change recomputed, the testcase mapped.
+func Test0Day(t *testing.T) {
+	a := analyzeFile(t, "0day.txt")
+	s := a.Sections[0]
+	if len(s.Outputs) != 1 || len(s.Outputs[0].Sets) != 2 {
+		t.Fatalf("outputs %+v", s.Outputs)
+	}
+	base, patched := s.Outputs[0].Sets[0], s.Outputs[0].Sets[1]
+	if base.Labels["variant"] != "0123456789" || patched.Labels["variant"] != "abcdef1234" {
+		t.Errorf("variants %v %v", base.Labels, patched.Labels)
+	}
+	want := map[string][2]float64{
+		"hackbench.throughput":         {437211, 383434},
+		"hackbench.time.elapsed_time":  {41.20, 46.97},
+		"perf-stat.i.context-switches": {1.25e8, 1.315e8},
+		"perf-stat.overall.cpi":        {3.50, 4.20},
+	}
+	for m, v := range want {
+		if got := base.Benchmarks[0].Summaries[m].Mean; got != v[0] {
+			t.Errorf("%s base %v, want %v", m, got, v[0])
+		}
+		if got := patched.Benchmarks[0].Summaries[m].Mean; got != v[1] {
+			t.Errorf("%s patched %v, want %v", m, got, v[1])
+		}
+	}
+	if sd := base.Benchmarks[0].Summaries["hackbench.throughput"].StdErr; math.Abs(sd-437211*0.02) > 1e-6 {
+		t.Errorf("throughput spread %v, want 2%% of the mean", sd)
+	}
+	stated := map[string]float64{"-12.3% hackbench.throughput": -12.3, "+14.0% hackbench.time.elapsed_time": 14.0, "+5.2% perf-stat.i.context-switches": 5.2, "+20.1% perf-stat.overall.cpi": 20.1}
+	n := 0
+	for _, c := range s.Claims {
+		v, ok := stated[c.Text]
+		if !ok {
+			continue
+		}
+		n++
+		w := want[strings.SplitN(c.Text, " ", 2)[1]]
+		if c.Stated != v || len(c.Checks) != 1 || math.Abs(c.Checks[0].Change-100*(w[1]/w[0]-1)) > 1e-9 || c.Checks[0].Test != "a spread without its n: figures, no test" {
+			t.Errorf("claim %q: stated %v, checks %+v", c.Text, c.Stated, c.Checks)
+		}
+		if c.Checks[0].Agrees != (math.Abs(100*(w[1]/w[0]-1)-v) <= 0.15) {
+			t.Errorf("claim %q: agrees %v", c.Text, c.Checks[0].Agrees)
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d of the 4 %%change claims found", n)
+	}
+	if len(s.Commands) != 1 || s.Commands[0].Map.Spec != "messaging:mode=process,ipc=pipe" {
+		t.Errorf("commands %+v", s.Commands)
+	}
+	for _, sec := range a.Sections {
+		if len(sec.Unread) > 0 {
+			t.Errorf("unread %+v", sec.Unread)
+		}
+	}
+}
