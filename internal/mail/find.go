@@ -248,7 +248,7 @@ func isProse(p paragraph) bool {
 	return words >= 4 && words > 3*nums
 }
 
-func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 // readSpan reads a span of data lines with kdelta's importers, with the
 // command that made it in front (perf stat's line names its workload and

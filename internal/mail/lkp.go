@@ -18,9 +18,9 @@ import (
 // its own harness (lkp-tests).
 
 var (
-	lkpHeaderRE = regexp.MustCompile(`%stddev\s+%change\s+%stddev`)
-	lkpNum      = `(\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?)`
-	lkpRowRE    = regexp.MustCompile(`^\s*` + lkpNum + `\s*(?:±\s*(\d+(?:\.\d+)?)%)?\s+(?:([-+]?\d+(?:\.\d+)?)%\s+)?` + lkpNum + `\s*(?:±\s*(\d+(?:\.\d+)?)%)?\s+([A-Za-z_][\w.:\-/%]*)\s*$`)
+	lkpHeaderRE  = regexp.MustCompile(`%stddev\s+%change\s+%stddev`)
+	lkpNum       = `(\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?)`
+	lkpRowRE     = regexp.MustCompile(`^\s*` + lkpNum + `\s*(?:±\s*(\d+(?:\.\d+)?)%)?\s+(?:([-+]?\d+(?:\.\d+)?)%\s+)?` + lkpNum + `\s*(?:±\s*(\d+(?:\.\d+)?)%)?\s+([A-Za-z_][\w.:\-/%]*)\s*$`)
 	lkpCommitsRE = regexp.MustCompile(`^\s*([0-9a-f]{7,40})\s+([0-9a-f]{7,40})\s*$`)
 	lkpTestRE    = regexp.MustCompile(`^\s*in testcase:\s*(\S+)`)
 	lkpParamRE   = regexp.MustCompile(`^\s+([a-z_]+):\s*(\S.*?)\s*$`)
