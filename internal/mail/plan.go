@@ -119,7 +119,17 @@ func (j *Job) TOML(mailName string, kernels []string) string {
 	if j.Events != "" {
 		fmt.Fprintf(&b, "events = %s\n", strconv.Quote(j.Events))
 	}
-	if len(j.Set) > 0 {
+	var appendArgs []string
+	if len(j.Set) > 0 && len(kernels) > 0 {
+		// A booted kernel takes its knobs on its command line.
+		for _, k := range j.Set {
+			if a, ok := bootParams[k]; ok {
+				appendArgs = append(appendArgs, a)
+			} else {
+				fmt.Fprintf(&b, "# %s: set it inside the guest; no boot parameter known for it\n", k)
+			}
+		}
+	} else if len(j.Set) > 0 {
 		var q []string
 		for _, k := range j.Set {
 			q = append(q, strconv.Quote(k))
@@ -160,9 +170,15 @@ func (j *Job) TOML(mailName string, kernels []string) string {
 			name = slugName(j.Variants[i])
 		}
 		fmt.Fprintf(&b, "\n[[variant]]\nname = %s\nkernel = %s\n", strconv.Quote(name), strconv.Quote(k))
+		if len(appendArgs) > 0 {
+			fmt.Fprintf(&b, "append = %s\n", strconv.Quote(strings.Join(appendArgs, " ")))
+		}
 	}
 	return b.String()
 }
+
+// bootParams are the boot parameters of the knobs a plan sets.
+var bootParams = map[string]string{"/sys/kernel/rcu_expedited=0": "rcupdate.rcu_expedited=0"}
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
