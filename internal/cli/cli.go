@@ -172,7 +172,7 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newSeriesCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd(), newExplainCmd(), newServeCmd(), newSubmitCmd(), newAgentCmd(), newJobsCmd(), newAgentsCmd(), newLabCmd())
+	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newSeriesCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd(), newExplainCmd(), newServeCmd(), newSubmitCmd(), newAgentCmd(), newJobsCmd(), newAgentsCmd(), newLabCmd(), newReproduceCmd())
 	return root
 }
 

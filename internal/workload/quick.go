@@ -36,3 +36,7 @@ func QuickSuite() ([]Spec, error) {
 	}
 	return specs, nil
 }
+
+// QuickSpecs returns the quick suite as written ("rcu:calls=50"): the
+// parameters it shrinks, without the defaults of the rest.
+func QuickSpecs() []string { return append([]string(nil), quickSuite...) }
