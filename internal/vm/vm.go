@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/kbuild"
 	"github.com/kdelta/kdelta/internal/result"
 )
 
@@ -86,6 +87,9 @@ type Options struct {
 	// Given tells whether a flag was given, by its name (Apply sets it
 	// from CommandLine.Given); nil: none was.
 	Given func(flag string) bool
+	// Build says how kernels given as git:REV or tree:DIR are built
+	// (--config); its Arch defaults to Arch.
+	Build kbuild.Options
 }
 
 // Defaults of Options.
@@ -226,6 +230,9 @@ func fetchKernel(opt *Options, ref, dir string) (*kernelPackage, error) {
 	}
 	if strings.HasPrefix(ref, debPrefix) {
 		return fetchDeb(ref, func(s string) { fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", s) })
+	}
+	if kbuild.IsRef(ref) {
+		return buildKernel(opt, ref)
 	}
 	return nil, nil
 }
@@ -407,6 +414,9 @@ func label(s *result.Set, opt *Options, v *prepared, accel string, boots int) {
 			pkg += "=" + v.pkg.Version
 		}
 		s.Labels["kernel_package"] = pkg
+		if v.pkg.build != nil {
+			labelBuild(s, v.pkg.build)
+		}
 	}
 	s.Labels["cmdline"] = v.Append
 	s.Labels["variant"] = v.name
