@@ -44,8 +44,8 @@ type Options struct {
 	Arch string
 	// Jobs is make's -j; 0 is the number of CPUs.
 	Jobs int
-	// Cache is the cache's root; "" is kdelta/kbuild under the user's
-	// cache directory.
+	// Cache is the cache's root; "" is $KDELTA_KBUILD_CACHE, else
+	// kdelta/kbuild under the user's cache directory.
 	Cache string
 	// Log receives the progress lines; nil discards them.
 	Log io.Writer
@@ -99,10 +99,17 @@ var kernelArch = map[string]struct{ arch, target, image, cross string }{
 	"s390x":   {"s390", "bzImage", "arch/s390/boot/bzImage", "s390x-linux-gnu-"},
 }
 
-// cacheRoot is opt.Cache, or kdelta/kbuild in the user's cache directory.
+// CacheEnv names the environment variable that moves the build cache.
+const CacheEnv = "KDELTA_KBUILD_CACHE"
+
+// cacheRoot is opt.Cache, else $KDELTA_KBUILD_CACHE, else kdelta/kbuild
+// in the user's cache directory.
 func cacheRoot(opt *Options) (string, error) {
 	if opt.Cache != "" {
 		return opt.Cache, nil
+	}
+	if d := os.Getenv(CacheEnv); d != "" {
+		return d, nil
 	}
 	dir, err := os.UserCacheDir()
 	if err != nil {

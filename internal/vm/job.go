@@ -53,6 +53,9 @@ type Job struct {
 	// ReportBoot makes the guest say what it booted (a BootReport) on
 	// the channel before it runs the job: the boot a loader kexeced into.
 	ReportBoot bool `json:"report_boot,omitempty"`
+	// RootFS is "host" for a guest that runs over the host's root file
+	// system (Options.RootFS); "" for the initramfs alone.
+	RootFS string `json:"rootfs,omitempty"`
 }
 
 // A KexecStep is the kernel a loader guest starts: the release it must

@@ -71,6 +71,8 @@ type boot struct {
 	// kexec, when not nil, says the guest is a loader and what the boot
 	// it kexecs into must be.
 	kexec *KexecStep
+	// rootfs is Options.RootFS: "host" shares the host's root over 9p.
+	rootfs string
 
 	// What the last run saw: ran, whether qemu started at all; started,
 	// whether the kernel printed its first line (or /init its first);
@@ -148,6 +150,9 @@ func (b *boot) args(chanPath string) []string {
 		"-no-reboot",
 	)
 	a = append(a, b.arch.ports(chanPath)...)
+	if b.rootfs == RootFSHost {
+		a = append(a, rootfsArgs(b.arch)...)
+	}
 	return append(a,
 		"-kernel", b.kernel,
 		"-initrd", b.initrd,

@@ -108,7 +108,7 @@ func (s *session) boot(ctx context.Context, vi int) error {
 	opt, v := s.opt, s.vars[vi]
 	s.n++
 	b := &boot{arch: v.arch, qemu: v.qemu, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
-		accel: s.accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
+		accel: s.accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console, rootfs: opt.RootFS}
 	if !v.arch.native() {
 		b.accel = "tcg"
 	}

@@ -90,6 +90,10 @@ type Options struct {
 	// Build says how kernels given as git:REV or tree:DIR are built
 	// (--config); its Arch defaults to Arch.
 	Build kbuild.Options
+	// RootFS is the guest's root file system: "" or "initramfs", the
+	// lean initramfs alone (kdelta and the job); "host", the host's own
+	// root, read-only over 9p, with kdelta still /init (rootfs.go).
+	RootFS string
 }
 
 // Defaults of Options.
@@ -219,6 +223,12 @@ func checkOptions(opt *Options) error {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
+	if err := checkRootFS(opt.RootFS); err != nil {
+		return err
+	}
+	if opt.RootFS == RootFSHost && opt.KexecFrom != "" {
+		return fmt.Errorf("--rootfs host: not with --kexec-from")
+	}
 	return nil
 }
 
@@ -283,6 +293,11 @@ func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error
 			return nil, err
 		}
 		job := opt.Job
+		if opt.RootFS == RootFSHost {
+			c := *job
+			c.RootFS = RootFSHost
+			job = &c
+		}
 		if opt.KexecFrom != "" {
 			// The boot a loader kexecs into says what it is.
 			c := *job
