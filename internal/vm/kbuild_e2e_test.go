@@ -1,0 +1,122 @@
+package vm
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kdelta/kdelta/internal/kbuild"
+	"github.com/kdelta/kdelta/internal/kbuild/kbuildtest"
+	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/testenv"
+)
+
+// kdeltaBuilt runs the static kdelta with the tests' build cache, and
+// returns its standard output and error.
+func kdeltaBuilt(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	bin := staticKdelta(t)
+	cache := t.TempDir()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "XDG_DATA_HOME="+cache, "KDELTA_STORE=",
+		kbuild.CacheEnv+"="+kbuildtest.BuildCache())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	t.Logf("kdelta %s: %.1f s\n%s", strings.Join(args, " "), time.Since(start).Seconds(), stderr.String())
+	return stdout.String(), stderr.String(), err
+}
+
+// TestVMBuiltKernel boots Debian's 6.1 source built at its base commit
+// (tinyconfig and kdelta's fragment) with kdelta vm --kernel git:DIR@REV:
+// the guest's fingerprint is the built kernel's, the set records the
+// commit, its subject and the config's hash, and the guest powers off by
+// itself (ACPI from the fragment), so the host ends nothing. Asked again,
+// nothing is built.
+func TestVMBuiltKernel(t *testing.T) {
+	testKernelTools(t)
+	dir := kbuildtest.Source(t)
+	out := t.TempDir()
+	ref := "git:" + dir + "@" + kbuildtest.BaseTag
+	for i := 0; i < 2; i++ {
+		stdout, stderr, err := kdeltaBuilt(t, "vm", "--kernel", ref, "--config", "tinyconfig", "--accel", "tcg",
+			"--timeout", "10m", "-o", out, "--", "run", "syscall:calls=100000", "-r", "2", "--warmup", "0")
+		if err != nil {
+			t.Fatalf("kdelta vm: %v\n%s", err, stdout)
+		}
+		if i == 1 && (!strings.Contains(stderr, "built before (cache)") || strings.Contains(stderr, "kbuild: building")) {
+			t.Errorf("second kdelta vm built again:\n%s", stderr)
+		}
+		if strings.Contains(stderr, "kdelta ended qemu") {
+			t.Errorf("the guest did not power off by itself:\n%s", stderr)
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	if len(files) != 1 {
+		t.Fatalf("result files %v, want 1", files)
+	}
+	s, err := result.Load(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := kbuildtest.Git(t, dir, "rev-parse", kbuildtest.BaseTag+"^{commit}")
+	if s.Labels[LabelCommit] != base || s.Labels[LabelSubject] != "linux-source-6.1 as Debian ships it" || len(s.Labels[LabelConfigHash]) != 64 {
+		t.Errorf("labels %v: want the commit %s, its subject and the config's hash", s.Labels, base)
+	}
+	if s.Env == nil || s.Env.Kernel.Release.Value != "6.1.192-g"+kbuildtest.Short(base) {
+		t.Errorf("the guest's fingerprint is not the built kernel's: %+v", s.Env)
+	}
+}
+
+// testKernelTools skips without qemu (failing under CI).
+func testKernelTools(t *testing.T) {
+	t.Helper()
+	testenv.NeedCommand(t, "qemu-system-x86_64", "qemu-system-x86")
+}
+
+// TestSeriesBuilt is acceptance 1: four commits on the kernel source (a
+// comment, a line printed at boot, udelay(2) in getppid(), a comment
+// after it); kdelta series --kernel git:BASE..HEAD builds every commit,
+// boots them round-robin and names the third commit, with its subject,
+// as the one step of syscall's figure, and no other.
+func TestSeriesBuilt(t *testing.T) {
+	testKernelTools(t)
+	dir := kbuildtest.Source(t)
+	hs := kbuildtest.Branch(t, dir, "kdelta-series", kbuildtest.SeriesEdits)
+	stdout, stderr, err := kdeltaBuilt(t, "series", "--kernel", "git:"+dir+"@"+kbuildtest.BaseTag+"..kdelta-series",
+		"--config", "tinyconfig", "--accel", "tcg", "--boots", "3", "--timeout", "10m",
+		"--", "run", "syscall:calls=20000", "-r", "3", "--warmup", "1")
+	t.Logf("stdout:\n%s", stdout)
+	if err != nil {
+		t.Fatalf("kdelta series: %v", err)
+	}
+	for i, h := range hs {
+		if !strings.Contains(stderr, kbuildtest.Short(h)) {
+			t.Errorf("commit %d (%s) not built or booted", i+1, kbuildtest.Short(h))
+		}
+	}
+	steps := stepLines(stdout)
+	if len(steps) != 1 {
+		t.Fatalf("steps %q: want one", steps)
+	}
+	if !strings.Contains(steps[0], kbuildtest.Short(hs[2])) || !strings.Contains(steps[0], kbuildtest.SeriesEdits[2].Subject) {
+		t.Errorf("the step %q does not name the third commit %s (%s)", steps[0], kbuildtest.Short(hs[2]), kbuildtest.SeriesEdits[2].Subject)
+	}
+}
+
+// stepLines are the lines of kdelta series's output that name a commit
+// as a step.
+func stepLines(out string) []string {
+	var ls []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "step at commit ") {
+			ls = append(ls, strings.TrimSpace(l))
+		}
+	}
+	return ls
+}
