@@ -119,7 +119,11 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	}
 	if v.sr != nil {
 		fmt.Fprintln(c.OutOrStdout())
-		return v.sr.Write(c.OutOrStdout())
+		if err := v.sr.Write(c.OutOrStdout()); err != nil {
+			return err
+		}
+		v.sr.WriteCommits(c.OutOrStdout(), opt.Until.Compare)
+		return nil
 	}
 	r, err := vm.Compare(sets, opt.Until.Compare)
 	if r == nil || err != nil {

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/kbuild"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // A --kernel git:REV, git:DIR@REV or tree:DIR is a kernel kdelta builds
@@ -109,4 +111,57 @@ func notOnNote(err error, pkg *kernelPackage) error {
 func IsBuildError(err error) bool {
 	var be *kbuild.BuildError
 	return errors.As(err, &be)
+}
+
+// commitPoint is the point in a series of variant i when it is a commit
+// kdelta built: "#N HASH", N its place in the series, so that the points
+// keep the order of the commits (a kernel release would sort them by
+// their hashes); "" for any other kernel.
+func commitPoint(i int, v *prepared) string {
+	if v.pkg == nil || v.pkg.build == nil || v.pkg.build.Source.Commit == "" {
+		return ""
+	}
+	return fmt.Sprintf("#%d %.12s", i+1, v.pkg.build.Source.Commit)
+}
+
+// WriteCommits writes, after a series of commits kdelta built, a line per
+// step of each workload's history naming the commit after the step: its
+// hash and subject, the change of the figure against the commit before
+// it with its confidence interval and verdict, and the design of that
+// comparison (boots a side, runs a side).
+func (sr *Series) WriteCommits(w io.Writer, so stats.Options) {
+	byPoint := map[string]*result.Set{}
+	for _, s := range sr.Sets {
+		if s != nil && s.Labels[LabelCommit] != "" {
+			byPoint[s.Labels[sr.by]] = s
+		}
+	}
+	if len(byPoint) == 0 {
+		return
+	}
+	for _, h := range sr.History {
+		for _, n := range h.Neighbours(sr.Sets, so) {
+			if n.Step == nil {
+				continue
+			}
+			after, before := byPoint[n.After], byPoint[n.Before]
+			if after == nil || before == nil {
+				continue
+			}
+			c := n.Comparison
+			bench := strings.TrimSpace(h.Workload + " " + result.FormatParams(h.Params))
+			line := fmt.Sprintf("step at commit %.12s (%s): %s %s", after.Labels[LabelCommit], after.Labels[LabelSubject], bench, h.Metric.Name)
+			if c.A.N == 0 {
+				line += fmt.Sprintf(" %+.1f%% (change point) against %.12s; not compared: %s", 100*n.Step.Change, before.Labels[LabelCommit], n.Why)
+			} else {
+				line += fmt.Sprintf(" %+.1f%% [%+.1f%%, %+.1f%%] against %.12s (%s), %s; design: %d and %d boots, %d and %d runs",
+					100*c.Change, 100*c.CI[0], 100*c.CI[1], before.Labels[LabelCommit], before.Labels[LabelSubject], c.Verdict,
+					c.Design.Sessions[0], c.Design.Sessions[1], c.Design.Runs[0], c.Design.Runs[1])
+				if c.Design.NoiseUnknown {
+					line += ", session noise unknown"
+				}
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
 }
