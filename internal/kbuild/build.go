@@ -525,6 +525,10 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(f.Name())
 		return err
 	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		os.Remove(f.Name())
 		return err

@@ -120,3 +120,61 @@ func stepLines(out string) []string {
 	}
 	return ls
 }
+
+// TestBisectRunBuild is acceptance 2: git bisect run kdelta bisect-run
+// --build over six commits (the series' two harmless ones, one that does
+// not build, its fix, the slow getppid() and one after it) against a
+// good set measured on the base ends at the slow commit; the commit that
+// does not build is skipped (125) with its log named.
+func TestBisectRunBuild(t *testing.T) {
+	testKernelTools(t)
+	dir := kbuildtest.Source(t)
+	hs := kbuildtest.Branch(t, dir, "kdelta-bisect", kbuildtest.BisectEdits)
+	out := t.TempDir()
+	run := []string{"--", "run", "syscall:calls=20000", "-r", "3", "--warmup", "1"}
+	if stdout, _, err := kdeltaBuilt(t, append([]string{"vm", "--kernel", "git:" + dir + "@" + kbuildtest.BaseTag,
+		"--config", "tinyconfig", "--accel", "tcg", "--timeout", "10m", "-o", out}, run...)...); err != nil {
+		t.Fatalf("good set: %v\n%s", err, stdout)
+	}
+	good, _ := filepath.Glob(filepath.Join(out, "*.json"))
+	if len(good) != 1 {
+		t.Fatalf("good set files %v", good)
+	}
+	// git bisect runs in the test's repository and is reset at the end.
+	kbuildtest.Git(t, dir, "bisect", "reset")
+	kbuildtest.Git(t, dir, "bisect", "start", "kdelta-bisect", kbuildtest.BaseTag)
+	defer kbuildtest.Git(t, dir, "bisect", "reset")
+	script := filepath.Join(t.TempDir(), "step.sh")
+	body := "#!/bin/sh\nexec env XDG_CACHE_HOME=" + t.TempDir() + " XDG_DATA_HOME=" + t.TempDir() + " KDELTA_STORE= " +
+		kbuild.CacheEnv + "=" + kbuildtest.BuildCache() + " " + staticKdelta(t) +
+		" bisect-run --build --config tinyconfig --good " + good[0] + " --workload syscall:calls=20000 --threshold 50% -r 3\n"
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The commit that does not build, checked out: 125, the log named.
+	kbuildtest.Git(t, dir, "checkout", "-q", "--detach", hs[2])
+	step := exec.Command(script)
+	step.Dir = dir
+	sb, err := step.CombinedOutput()
+	t.Logf("bisect-run --build at %s:\n%s", kbuildtest.Short(hs[2]), sb)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 125 {
+		t.Errorf("bisect-run --build of a commit that does not build: %v, want exit 125", err)
+	}
+	if !strings.Contains(string(sb), "does not build") || !strings.Contains(string(sb), "build.log") || !strings.Contains(string(sb), "#error") {
+		t.Errorf("bisect-run --build does not say the commit does not build, why, and where the log is")
+	}
+	kbuildtest.Git(t, dir, "checkout", "-q", "master")
+	cmd := exec.Command("git", "-C", dir, "bisect", "run", script)
+	b, err := cmd.CombinedOutput()
+	log := string(b)
+	t.Logf("git bisect run:\n%s", log)
+	if err != nil {
+		t.Fatalf("git bisect run: %v", err)
+	}
+	if !strings.Contains(log, hs[4]+" is the first bad commit") {
+		t.Errorf("bisect did not end at the slow commit %s", hs[4])
+	}
+	if strings.Contains(log, "does not build") && !strings.Contains(log, "build.log") {
+		t.Errorf("a commit that does not build without its log named")
+	}
+}

@@ -189,5 +189,18 @@ var SeriesEdits = []Edit{
 		Insert: "/* kdelta test series: nothing changes here. */\n"}}},
 }
 
+// BisectEdits are acceptance 2's commits: the series' first two, one
+// that does not build (an #error), one that makes it build again, the
+// slow getppid() and a comment after it.
+var BisectEdits = []Edit{
+	SeriesEdits[0], SeriesEdits[1],
+	{Subject: "pipe: a line that does not compile", File: "fs/pipe.c", Changes: []Change{{After: "#include <linux/mm.h>",
+		Insert: "#error kdelta test: this commit does not build\n"}}},
+	{Subject: "pipe: compile again", File: "fs/pipe.c", Changes: []Change{
+		{After: "#include <linux/mm.h>", Insert: "#if 0\n"},
+		{After: "#error kdelta test", Insert: "#endif\n"}}},
+	SeriesEdits[2], SeriesEdits[3],
+}
+
 // Short is a commit's first 12 hex digits, as kbuild names it.
 func Short(h string) string { return fmt.Sprintf("%.12s", h) }
