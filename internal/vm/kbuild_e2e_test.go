@@ -178,3 +178,50 @@ func TestBisectRunBuild(t *testing.T) {
 		t.Errorf("a commit that does not build without its log named")
 	}
 }
+
+// TestRootFSHost is acceptance 3 at a smaller size: with --rootfs host the
+// built kernel's guest runs the host's perf (stat -- perf bench sched
+// messaging) and stress-ng (a command: workload) inside, and their
+// fingerprint is the built kernel's.
+func TestRootFSHost(t *testing.T) {
+	testKernelTools(t)
+	testenv.NeedCommand(t, "perf", "linux-perf")
+	testenv.NeedCommand(t, "stress-ng", "stress-ng")
+	dir := kbuildtest.Source(t)
+	base := kbuildtest.Git(t, dir, "rev-parse", kbuildtest.BaseTag+"^{commit}")
+	for _, job := range [][]string{
+		{"stat", "-r", "2", "--", "perf", "bench", "sched", "messaging", "-g", "1", "-l", "10"},
+		{"run", `command:cmd=stress-ng --kill 1 --kill-ops 2000`, "-r", "1", "--warmup", "0"},
+	} {
+		out := t.TempDir()
+		stdout, _, err := kdeltaBuilt(t, append([]string{"vm", "--kernel", "git:" + dir + "@" + kbuildtest.BaseTag,
+			"--config", "tinyconfig", "--accel", "tcg", "--rootfs", "host", "--timeout", "10m", "-o", out, "--"}, job...)...)
+		if err != nil {
+			t.Fatalf("%v: %v\n%s", job, err, stdout)
+		}
+		files, _ := filepath.Glob(filepath.Join(out, "*.json"))
+		if len(files) != 1 {
+			t.Fatalf("result files %v", files)
+		}
+		s, err := result.Load(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Env == nil || s.Env.Kernel.Release.Value != "6.1.192-g"+kbuildtest.Short(base) {
+			t.Errorf("%v: the fingerprint is not the built kernel's", job)
+		}
+		ok := 0
+		for _, b := range s.Benchmarks {
+			for _, r := range b.Runs {
+				if r.Status == result.StatusOK && !r.Warmup {
+					ok++
+				} else if !r.Warmup {
+					t.Errorf("%v: run %s: %s", job, r.Status, r.Reason)
+				}
+			}
+		}
+		if ok == 0 {
+			t.Errorf("%v: nothing measured in the guest", job)
+		}
+	}
+}

@@ -99,6 +99,11 @@ func enterHostRoot(con *os.File) error {
 			}
 		}
 	}
+	// The kernel starts /init with no PATH; the host's programs are
+	// found where a shell would look.
+	if os.Getenv("PATH") == "" {
+		os.Setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+	}
 	fmt.Fprintln(con, "kdelta guest: running over the host's root file system (read-only, 9p)")
 	return nil
 }
