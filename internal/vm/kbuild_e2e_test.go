@@ -131,9 +131,12 @@ func TestBisectRunBuild(t *testing.T) {
 	dir := kbuildtest.Source(t)
 	hs := kbuildtest.Branch(t, dir, "kdelta-bisect", kbuildtest.BisectEdits)
 	out := t.TempDir()
-	run := []string{"--", "run", "syscall:calls=20000", "-r", "3", "--warmup", "1"}
+	// Emulated timings on a loaded machine spread widely: the good set
+	// has two boots, and a change must pass ±100% to count (udelay(2)
+	// multiplies an emulated getppid's cost several times).
+	run := []string{"--", "run", "syscall:calls=200000", "-r", "5", "--warmup", "1"}
 	if stdout, _, err := kdeltaBuilt(t, append([]string{"vm", "--kernel", "git:" + dir + "@" + kbuildtest.BaseTag,
-		"--config", "tinyconfig", "--accel", "tcg", "--timeout", "10m", "-o", out}, run...)...); err != nil {
+		"--config", "tinyconfig", "--accel", "tcg", "--boots", "2", "--timeout", "10m", "-o", out}, run...)...); err != nil {
 		t.Fatalf("good set: %v\n%s", err, stdout)
 	}
 	good, _ := filepath.Glob(filepath.Join(out, "*.json"))
@@ -147,7 +150,7 @@ func TestBisectRunBuild(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "step.sh")
 	body := "#!/bin/sh\nexec env XDG_CACHE_HOME=" + t.TempDir() + " XDG_DATA_HOME=" + t.TempDir() + " KDELTA_STORE= " +
 		kbuild.CacheEnv + "=" + kbuildtest.BuildCache() + " " + staticKdelta(t) +
-		" bisect-run --build --config tinyconfig --good " + good[0] + " --workload syscall:calls=20000 --threshold 50% -r 3\n"
+		" bisect-run --build --config tinyconfig --good " + good[0] + " --workload syscall:calls=200000 --threshold 100% -r 5\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
