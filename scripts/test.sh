@@ -38,7 +38,7 @@ summary() {
 trap summary EXIT
 
 step "install test dependencies"
-pkgs=(linux-perf stress-ng rt-tests time qemu-user qemu-system-x86 qemu-system-ppc qemu-system-arm qemu-system-misc cpio iproute2 util-linux procps git postgresql sysbench chromium rpm xz-utils zstd)
+pkgs=(linux-perf stress-ng rt-tests time qemu-user qemu-system-x86 qemu-system-ppc qemu-system-arm qemu-system-misc cpio iproute2 util-linux procps git postgresql sysbench chromium rpm xz-utils zstd linux-source-6.1 make gcc ccache flex bison bc libelf-dev libssl-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

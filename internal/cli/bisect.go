@@ -32,6 +32,7 @@ type bisectFlags struct {
 	timeout                 time.Duration
 	rf                      recordFlags
 	noise                   sessionNoiseFlag
+	build                   bisectBuild
 }
 
 func newBisectRunCmd() *cobra.Command {
@@ -62,6 +63,7 @@ func newBisectRunCmd() *cobra.Command {
 	f.StringVarP(&b.output, "output", "o", "", "write the measured result set, with the decision and its evidence, to this JSON file")
 	b.rf.register(f)
 	b.noise.register(f)
+	b.build.register(f)
 	return c
 }
 
@@ -118,6 +120,17 @@ func (b *bisectFlags) run(c *cobra.Command) error {
 	}
 	for _, w := range opt.Warnings {
 		fmt.Fprintf(stderr, "kdelta: warning: %s\n", w)
+	}
+	if b.build.on {
+		if b.vm.Kernel != "" {
+			return errors.New("bisect-run: --build boots the kernel it builds: give --build or --vm, not both")
+		}
+		if opt.Labels == nil {
+			opt.Labels = map[string]string{}
+		}
+		if b.vm.Kernel, err = b.build.kernel(c.Context(), opt.Labels, stderr); err != nil {
+			return err
+		}
 	}
 	if err := step.Prepare(opt); err != nil {
 		return &exitError{code: ExitSkip, err: err} // other run conditions than the references'

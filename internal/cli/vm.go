@@ -19,6 +19,7 @@ type vmFlags struct {
 	output, console string
 	rf              recordFlags
 	sr              *vm.Series // kdelta series: ends with the history, not a comparison; nil for vm
+	kb              kbuildFlags
 }
 
 func newVMCmd() *cobra.Command {
@@ -49,7 +50,7 @@ func vmCommandOf(use, short string, sr *vm.Series) (*cobra.Command, *vmFlags) {
 	}
 	f, o := c.Flags(), &v.opt
 	f.StringVarP(&v.cl.File, "file", "f", "", "job file whose [[variant]] kernel/append pairs, workloads and [vm] table to run (examples/001-messaging-preempt-vm.toml); --kernel replaces every variant's kernel")
-	f.StringArrayVar(&v.cl.Kernels, "kernel", nil, "kernel image to boot (bzImage, arm64 Image, ppc64le vmlinux, s390x image), deb:PACKAGE[=VERSION] fetched with apt-get, or rpm:FILE.rpm, a kernel RPM (repeatable: one variant each)")
+	f.StringArrayVar(&v.cl.Kernels, "kernel", nil, "kernel image to boot (bzImage, arm64 Image, ppc64le vmlinux, s390x image), deb:PACKAGE[=VERSION] fetched with apt-get, rpm:FILE.rpm, a kernel RPM, or a kernel kdelta builds: git:REV or git:DIR@REV (a commit), git:BASE..HEAD (every commit of the range), tree:DIR (a working tree as it is) (repeatable: one variant each)")
 	f.StringArrayVar(&v.cl.Appends, "append", nil, "kernel command line of the variant (repeatable, paired with --kernel in order)")
 	f.IntVar(&o.Boots, "boots", 1, "boots per variant, alternating between variants (A B A B ...)")
 	f.IntVar(&o.CPUs, "cpus", vm.DefaultCPUs, "guest CPUs")
@@ -65,6 +66,7 @@ func vmCommandOf(use, short string, sr *vm.Series) (*cobra.Command, *vmFlags) {
 	f.StringArrayVar(&v.labels, "label", nil, "label every result set, k=v (repeatable; kernel, cmdline, variant and accel are set)")
 	f.StringVarP(&v.output, "output", "o", "", "write one result set per variant into this directory")
 	v.rf.register(f)
+	v.kb.register(f, o, sr != nil)
 	u, until, per := &o.Until, "boot each variant whose verdict against the first (a benchmark's primary metric) is inconclusive, in turn", "variant"
 	if sr != nil {
 		until, per = "boot the builds on either side of each step not clear yet (verdict inconclusive, or a change point between builds that are ~), in turn", "build"
@@ -79,7 +81,11 @@ func vmCommandOf(use, short string, sr *vm.Series) (*cobra.Command, *vmFlags) {
 // comparison.
 func (v *vmFlags) run(c *cobra.Command) error {
 	opt := &v.opt
-	err := opt.Apply(v.cl)
+	var err error
+	if v.cl.Kernels, err = v.kb.expand(v.cl.Kernels); err != nil {
+		return err
+	}
+	err = opt.Apply(v.cl)
 	if err != nil {
 		return err
 	}
@@ -113,7 +119,11 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	}
 	if v.sr != nil {
 		fmt.Fprintln(c.OutOrStdout())
-		return v.sr.Write(c.OutOrStdout())
+		if err := v.sr.Write(c.OutOrStdout()); err != nil {
+			return err
+		}
+		v.sr.WriteCommits(c.OutOrStdout(), opt.Until.Compare)
+		return nil
 	}
 	r, err := vm.Compare(sets, opt.Until.Compare)
 	if r == nil || err != nil {

@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/kdelta/kdelta/internal/kbuild"
 )
 
 // A kernel package is --kernel deb:NAME or deb:NAME=VERSION: a Debian
@@ -33,6 +35,8 @@ type kernelPackage struct {
 	Name, Version string
 	Dir           string // the unpacked tree: boot/, lib/modules/
 	Image         string // boot/vmlinuz-RELEASE or boot/vmlinux-RELEASE
+	// build is the kernel's build, for a kernel kdelta built (git:, tree:).
+	build *kbuild.Kernel
 }
 
 // debCache is where packages are unpacked, one directory each.

@@ -96,6 +96,13 @@ func GuestMain() int {
 	if j.ReportBoot {
 		sendBoot(con, send)
 	}
+	if j.RootFS == RootFSHost {
+		if err := enterHostRoot(con); err != nil {
+			fmt.Fprintf(con, "kdelta guest: %v\n", err)
+			send(frameError, []byte(err.Error()))
+			return 1
+		}
+	}
 	if j.Kexec != nil {
 		err := kexecInto(con, j.Kexec, send)
 		fmt.Fprintf(con, "kdelta guest: %v\n", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kdelta/kdelta/internal/counter"
+	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/workload"
 )
@@ -53,6 +54,13 @@ type Job struct {
 	// ReportBoot makes the guest say what it booted (a BootReport) on
 	// the channel before it runs the job: the boot a loader kexeced into.
 	ReportBoot bool `json:"report_boot,omitempty"`
+	// RootFS is "host" for a guest that runs over the host's root file
+	// system (Options.RootFS); "" for the initramfs alone.
+	RootFS string `json:"rootfs,omitempty"`
+	// Stat is the command of -- stat [-r N] -- CMD ARGS...: the guest
+	// runs it as kdelta stat does (a program of the host's root, with
+	// --rootfs host).
+	Stat []string `json:"stat,omitempty"`
 }
 
 // A KexecStep is the kernel a loader guest starts: the release it must
@@ -72,8 +80,11 @@ func ParseJob(args []string) (*Job, error) {
 	if len(args) == 0 {
 		return nil, errors.New("vm: nothing to run: give the guest's command after --, e.g. -- run syscall -r 5")
 	}
+	if args[0] == "stat" {
+		return parseStatJob(args[1:])
+	}
 	if args[0] != "run" {
-		return nil, fmt.Errorf("vm: the guest runs `run WORKLOAD... [flags]`, not %q", args[0])
+		return nil, fmt.Errorf("vm: the guest runs `run WORKLOAD... [flags]` or `stat [-r N] -- CMD...`, not %q", args[0])
 	}
 	j := &Job{Labels: map[string]string{}}
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
@@ -163,6 +174,9 @@ func (j *Job) specs() ([]workload.Spec, error) {
 		}
 		specs = append(specs, sp)
 	}
+	if len(j.Stat) > 0 {
+		specs = append(specs, runner.CommandSpec(j.Stat))
+	}
 	if len(specs) == 0 {
 		return nil, errors.New("no workloads given (name some, or use --quick; kdelta list shows them)")
 	}
@@ -185,4 +199,27 @@ func unmarshalJob(b []byte) (*Job, error) {
 		return nil, err
 	}
 	return &j, nil
+}
+
+// parseStatJob reads the guest's stat [-r N] [--warmup N] [--timeout D]
+// [--] CMD ARGS...: the command run N times as kdelta stat runs it.
+func parseStatJob(args []string) (*Job, error) {
+	j := &Job{Labels: map[string]string{}}
+	fs := pflag.NewFlagSet("stat", pflag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder))
+	fs.SetInterspersed(false)
+	fs.IntVarP(&j.Repeat, "repeat", "r", 1, "")
+	fs.IntVar(&j.Warmup, "warmup", 0, "")
+	fs.DurationVar(&j.Timeout, "timeout", 10*time.Minute, "")
+	if err := fs.Parse(args); err != nil {
+		return nil, fmt.Errorf("vm: guest stat: %w", err)
+	}
+	if fs.NArg() == 0 {
+		return nil, errors.New("vm: guest stat: no command (stat -r N -- CMD ARGS...)")
+	}
+	if j.Repeat < 1 {
+		return nil, fmt.Errorf("vm: guest stat: -r must be at least 1, got %d", j.Repeat)
+	}
+	j.Stat = fs.Args()
+	return j, nil
 }

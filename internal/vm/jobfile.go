@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/job"
+	"github.com/kdelta/kdelta/internal/kbuild"
 	"github.com/kdelta/kdelta/internal/result"
 )
 
@@ -108,7 +109,7 @@ func (o *Options) applyFile(path string, kernels []string, given func(string) bo
 		k := v.Kernel
 		if len(kernels) == 1 {
 			k = kernels[0]
-		} else if k != "" && !filepath.IsAbs(k) && !strings.HasPrefix(k, debPrefix) {
+		} else if k != "" && !filepath.IsAbs(k) && !strings.HasPrefix(k, debPrefix) && !kbuild.IsRef(k) {
 			k = filepath.Join(filepath.Dir(path), k)
 		}
 		variants = append(variants, Variant{Kernel: k, Append: v.Append})

@@ -35,7 +35,18 @@ const (
 	bootMarker  = "Linux version " // the kernel's first line
 	guestMarker = "kdelta guest:"  // /init's lines
 	panicMarker = "Kernel panic - not syncing"
+	// /init's first line, and its line once the result set went out.
+	initMarker = "kdelta guest: /init started"
+	sentMarker = "kdelta guest: sent in"
+	// A kernel that cannot power off (x86 without ACPI) halts instead.
+	haltMarker = "reboot: System halted"
 )
+
+// sentGrace is how long a guest has, once its result set is out, to power
+// off before kdelta ends qemu itself (and says so): a kernel whose
+// power-off only halts would otherwise keep qemu, and the command, until
+// the timeout.
+const sentGrace = 10 * time.Second
 
 // consoleLines is how many of the console's last lines are kept for
 // error messages.
@@ -60,6 +71,8 @@ type boot struct {
 	// kexec, when not nil, says the guest is a loader and what the boot
 	// it kexecs into must be.
 	kexec *KexecStep
+	// rootfs is Options.RootFS: "host" shares the host's root over 9p.
+	rootfs string
 
 	// What the last run saw: ran, whether qemu started at all; started,
 	// whether the kernel printed its first line (or /init its first);
@@ -70,6 +83,10 @@ type boot struct {
 	started bool
 	stderr  string
 	exit    error
+	// initStarted says /init ran; ended, when not "", says kdelta ended
+	// qemu after the guest sent its result and did not power off.
+	initStarted bool
+	ended       string
 }
 
 // errNotBooted says a kernel printed nothing within the boot deadline.
@@ -133,6 +150,9 @@ func (b *boot) args(chanPath string) []string {
 		"-no-reboot",
 	)
 	a = append(a, b.arch.ports(chanPath)...)
+	if b.rootfs == RootFSHost {
+		a = append(a, rootfsArgs(b.arch)...)
+	}
 	return append(a,
 		"-kernel", b.kernel,
 		"-initrd", b.initrd,
@@ -144,7 +164,7 @@ func (b *boot) args(chanPath string) []string {
 // a process group of its own with PR_SET_PDEATHSIG, and the group is
 // killed whatever happens, so no qemu outlives the call or kdelta.
 func (b *boot) run(ctx context.Context, dir string) (*result.Set, error) {
-	b.ran, b.started, b.stderr, b.exit = false, false, "", nil
+	b.ran, b.started, b.stderr, b.exit, b.initStarted, b.ended = false, false, "", nil, false, ""
 	chanPath := filepath.Join(dir, "channel")
 	os.Remove(chanPath)
 	cmd := exec.Command(b.qemu, b.args(chanPath)...)
@@ -186,6 +206,9 @@ func (b *boot) run(ctx context.Context, dir string) (*result.Set, error) {
 	var waitErr error
 	booted := con.booted
 	panicked := con.panicked
+	sent, halted := con.sent, con.halted
+	var ending <-chan time.Time
+	var sentAt time.Time
 wait:
 	for {
 		select {
@@ -204,6 +227,23 @@ wait:
 			grace = time.After(time.Second)
 		case <-grace:
 			sys.KillGroup(pgid)
+		case <-sent:
+			sent, sentAt = nil, time.Now()
+			ending = time.After(sentGrace)
+		case <-halted:
+			// Halted, not powered off: nothing more will come.
+			halted = nil
+			if sentAt.IsZero() {
+				sentAt = time.Now()
+			}
+			ending = time.After(time.Second)
+		case <-ending:
+			ending = nil
+			b.ended = fmt.Sprintf("the guest did not power off %.0f s after it sent its result set; kdelta ended qemu", time.Since(sentAt).Seconds())
+			if con.saw(haltMarker) {
+				b.ended = "the guest halted instead of powering off (on x86 a kernel without CONFIG_ACPI cannot); kdelta ended qemu"
+			}
+			sys.KillGroup(pgid)
 		case <-timeout.C:
 			failure = &bootError{msg: fmt.Sprintf("guest timed out after %s; qemu killed", b.timeout)}
 			sys.KillGroup(pgid)
@@ -219,6 +259,7 @@ wait:
 		b.started = true
 	default:
 	}
+	b.initStarted = con.saw(initMarker)
 	b.stderr = stderr.String()
 	if failure == nil {
 		b.exit = waitErr
@@ -344,10 +385,24 @@ type console struct {
 	panicked     chan struct{}
 	bootOnce     sync.Once
 	panOnce      sync.Once
+	// sent and halted close at /init's line that its result went out and
+	// at the kernel's that it halted; seen holds the markers seen.
+	sent, halted         chan struct{}
+	sentOnce, haltedOnce sync.Once
+	seen                 map[string]bool
 }
 
 func newConsole() *console {
-	return &console{booted: make(chan struct{}), panicked: make(chan struct{})}
+	return &console{booted: make(chan struct{}), panicked: make(chan struct{}),
+		sent: make(chan struct{}), halted: make(chan struct{}), seen: map[string]bool{}}
+}
+
+// saw tells whether a console line held marker (initMarker, sentMarker,
+// haltMarker).
+func (c *console) saw(marker string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.seen[marker]
 }
 
 func (c *console) read(r io.Reader) {
@@ -378,6 +433,19 @@ func (c *console) read(r io.Reader) {
 		}
 		if strings.Contains(l, panicMarker) {
 			c.panOnce.Do(func() { close(c.panicked) })
+		}
+		for _, m := range []string{initMarker, sentMarker, haltMarker} {
+			if strings.Contains(l, m) {
+				c.mu.Lock()
+				c.seen[m] = true
+				c.mu.Unlock()
+				switch m {
+				case sentMarker:
+					c.sentOnce.Do(func() { close(c.sent) })
+				case haltMarker:
+					c.haltedOnce.Do(func() { close(c.halted) })
+				}
+			}
 		}
 	}
 	io.Copy(io.Discard, r)

@@ -133,6 +133,9 @@ func buildNames(vars []*prepared) []string {
 		if count[v.kernel.Release] > 1 {
 			names[i] += " (" + v.name + ")"
 		}
+		if n := commitPoint(i, v); n != "" {
+			names[i] = n
+		}
 	}
 	return names
 }

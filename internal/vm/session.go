@@ -108,7 +108,7 @@ func (s *session) boot(ctx context.Context, vi int) error {
 	opt, v := s.opt, s.vars[vi]
 	s.n++
 	b := &boot{arch: v.arch, qemu: v.qemu, kernel: v.Kernel, initrd: v.initrd, append: v.Append,
-		accel: s.accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console}
+		accel: s.accel, cpus: opt.CPUs, mem: opt.Mem, timeout: opt.Timeout, console: opt.Console, rootfs: opt.RootFS}
 	if !v.arch.native() {
 		b.accel = "tcg"
 	}
@@ -157,7 +157,13 @@ func (s *session) boot(ctx context.Context, vi int) error {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%s: interrupted: %w", what, ctx.Err())
 		}
+		if !b.initStarted {
+			err = notOnNote(err, v.pkg)
+		}
 		return fmt.Errorf("%s (%s): %w", what, b.accel, err)
+	}
+	if b.ended != "" {
+		fmt.Fprintf(s.log, "kdelta: %s: %s\n", what, b.ended)
 	}
 	fmt.Fprintf(s.log, "kdelta: %s (%s): result in %.1f s\n", what, b.accel, time.Since(start).Seconds())
 	s.sets[vi] = MergeBoot(s.sets[vi], set, s.boots[vi])

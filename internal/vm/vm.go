@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/kbuild"
 	"github.com/kdelta/kdelta/internal/outfile"
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -87,6 +88,13 @@ type Options struct {
 	// Given tells whether a flag was given, by its name (Apply sets it
 	// from CommandLine.Given); nil: none was.
 	Given func(flag string) bool
+	// Build says how kernels given as git:REV or tree:DIR are built
+	// (--config); its Arch defaults to Arch.
+	Build kbuild.Options
+	// RootFS is the guest's root file system: "" or "initramfs", the
+	// lean initramfs alone (kdelta and the job); "host", the host's own
+	// root, read-only over 9p, with kdelta still /init (rootfs.go).
+	RootFS string
 }
 
 // Defaults of Options.
@@ -216,6 +224,12 @@ func checkOptions(opt *Options) error {
 	if opt.Timeout <= 0 {
 		opt.Timeout = DefaultTimeout
 	}
+	if err := checkRootFS(opt.RootFS); err != nil {
+		return err
+	}
+	if opt.RootFS == RootFSHost && opt.KexecFrom != "" {
+		return fmt.Errorf("--rootfs host: not with --kexec-from")
+	}
 	return nil
 }
 
@@ -227,6 +241,9 @@ func fetchKernel(opt *Options, ref, dir string) (*kernelPackage, error) {
 	}
 	if strings.HasPrefix(ref, debPrefix) {
 		return fetchDeb(ref, func(s string) { fmt.Fprintf(logOf(opt), "kdelta: vm: %s\n", s) })
+	}
+	if kbuild.IsRef(ref) {
+		return buildKernel(opt, ref)
 	}
 	return nil, nil
 }
@@ -277,6 +294,11 @@ func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error
 			return nil, err
 		}
 		job := opt.Job
+		if opt.RootFS == RootFSHost {
+			c := *job
+			c.RootFS = RootFSHost
+			job = &c
+		}
 		if opt.KexecFrom != "" {
 			// The boot a loader kexecs into says what it is.
 			c := *job
@@ -408,6 +430,9 @@ func label(s *result.Set, opt *Options, v *prepared, accel string, boots int) {
 			pkg += "=" + v.pkg.Version
 		}
 		s.Labels["kernel_package"] = pkg
+		if v.pkg.build != nil {
+			labelBuild(s, v.pkg.build)
+		}
 	}
 	s.Labels["cmdline"] = v.Append
 	s.Labels["variant"] = v.name
