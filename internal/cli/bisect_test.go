@@ -218,11 +218,11 @@ func TestBisectRunDecisions(t *testing.T) {
 		// stderr, when set, must match stderr.
 		stderr string
 	}{
-		{"like good", []string{"--good", same, "--threshold", "100%"}, 0, `bisect-run: good: .* value: .* vs good, \d+ vs 5 runs: within ±100% of good`, ""},
+		{"like good", []string{"--good", same, "--threshold", "100%"}, 0, `bisect-run: good: .* value: .* vs good, \d+ runs × 1 session( each| vs \d+ runs × 1 session), session noise ±10\.0% assumed for a virtual machine: kdelta calibrate measures this host's: within ±100% of good`, ""},
 		{"4x good", []string{"--good", faster, "--threshold", "100%"}, 1, `bisect-run: bad: .* regressed from good beyond ±100%`, ""},
 		{"like good, with bad", []string{"--good", same, "--bad", slower}, 0, `closer to good: the interval is on good's side of the midpoint \+100% of the step to bad \(\+300%\)`, ""},
 		{"like bad", []string{"--good", faster, "--bad", same}, 1, `closer to bad: the interval is on bad's side of the midpoint`, ""},
-		{"cannot tell", []string{"--good", spread, "-r", "3", "--max-runs", "6"}, 125, `bisect-run: skip \(cannot tell after --max-runs 6\): .* 6 vs 5 runs`, ""},
+		{"cannot tell", []string{"--good", spread, "-r", "3", "--max-runs", "6"}, 125, `bisect-run: skip \(cannot tell after --max-runs 6\): .* (5 runs × 1 session vs 6 runs × 1 session|6 runs × 1 session vs 5 runs × 1 session)`, ""},
 		{"bad no worse than good", []string{"--good", same, "--bad", same, "--threshold", "100%"}, 0, `within ±100% of good`, `bad is not worse than good \(\+0\.00% .*, ~\): good alone decides`},
 	}
 	for _, tt := range tests {
@@ -262,7 +262,7 @@ func TestBisectRunUsage(t *testing.T) {
 		{[]string{"--good", filepath.Join(dir, "missing.json")}, "--good: open " + dir},
 		{[]string{"--good", good, "--bad", filepath.Join(dir, "missing.json")}, "--bad: open"},
 		{[]string{"--good", good, "--threshold", "x"}, `--threshold: bad value "x"`},
-		{[]string{"--good", good, "--alpha", "2"}, "--alpha: alpha 2 is not in (0, 1)"},
+		{[]string{"--good", good, "--alpha", "2"}, "--alpha 2 is not in (0, 1)"},
 		{[]string{"--good", good, "-r", "6", "--max-runs", "5"}, "--max-runs: 5 is fewer than -r 6"},
 		{[]string{"--good", good, "-r", "0"}, "-r/--repeat: must be at least 1"},
 		{[]string{"--good", good, "--metric", "nosuch"}, `--metric: workload syscall has no metric "nosuch" (it has ns/call, calls/s)`},
@@ -341,7 +341,7 @@ func TestRunUntilConclusive(t *testing.T) {
 		baseline string
 		want     string
 	}{
-		{"same machine", base, `(stopped after \d+ runs: ~|reached --max-runs 24: inconclusive.*|stopped after \d+ runs: inconclusive \(the change is far below this host's noise\))`},
+		{"same machine", base, `(stopped after \d+ runs: ~|reached --max-runs 24: inconclusive.*|stopped after \d+ runs: inconclusive \(the change is far below (this host's noise|the session noise assumed)\))`},
 		{"baseline 2x slower", planted("slow.json", 2), `stopped after ([5-9]|1\d|2[0-4]) runs: improved`},
 		{"baseline 2x faster", planted("fast.json", 0.5), `stopped after ([5-9]|1\d|2[0-4]) runs: regressed`},
 	}
@@ -357,7 +357,7 @@ func TestRunUntilConclusive(t *testing.T) {
 			// The runs are recorded, and from three A/A sets on the
 			// store knows the host's session noise (calibrate.Learn):
 			// then the verdict is one across sessions, and says so.
-			const tail = ` \(ns/call .* vs baseline, (5 runs|5 runs × 1 session each, session noise ±\d+\.\d%)\)$`
+			const tail = ` \(ns/call .* vs baseline, (5 runs|5 runs × 1 session each, session noise ±\d+\.\d%( assumed for a [a-z ]+: kdelta calibrate measures this host's)?)\)$`
 			s, err := result.Load(out)
 			if err != nil {
 				t.Fatal(err)

@@ -117,12 +117,17 @@ func (f *compareFlags) options() (stats.Options, error) {
 	if err != nil {
 		return stats.Options{}, fmt.Errorf("--threshold: %w", err)
 	}
-	if err := stats.CheckAlpha(f.alpha); err != nil {
-		return stats.Options{}, err
-	}
+	// Every bad flag is said, each by its own name: --alpha 0 too, which
+	// the options would take as their default.
+	alphaErr := stats.CheckAlpha(f.alpha)
 	so := stats.Options{Alpha: f.alpha, Threshold: thr, Test: f.test}
-	if err := so.Validate(); err != nil {
-		return stats.Options{}, fmt.Errorf("--test: %w", err)
+	checked := so
+	checked.Alpha = 0
+	if err := checked.Validate(); err != nil {
+		return stats.Options{}, errors.Join(alphaErr, fmt.Errorf("--test: %w", err))
+	}
+	if alphaErr != nil {
+		return stats.Options{}, alphaErr
 	}
 	return so, compare.CheckFailOn(f.failOn)
 }

@@ -55,8 +55,8 @@ func TestUsageErrors(t *testing.T) {
 		// stats.Options.Validate joins its problems: each is a line, under
 		// the flags it came from.
 		{[]string{"compare", a, b, "--alpha", "2", "--test", "bogus"}, []string{
-			`--alpha/--test: alpha 2 is not in (0, 1)`,
-			`--alpha/--test: test "bogus" is not "mannwhitney" or "welch"`,
+			`--alpha 2 is not in (0, 1)`,
+			`--test: test "bogus" is not "mannwhitney" or "welch"`,
 		}},
 	}
 	for _, tt := range tests {

@@ -150,7 +150,14 @@ func TestFuncLatencyRestores(t *testing.T) {
 	if r := s.Benchmarks[0].Runs[0]; len(r.Functions) != 1 || !strings.Contains(r.Info["funclatency"], "tasks scope") {
 		t.Errorf("the run's record: functions %+v, info %q", r.Functions, r.Info["funclatency"])
 	}
-	run("run", "command:cmd=/nonexistent/command", "-r", "1", "--warmup", "0", "--no-store", "--funclatency", "synchronize_rcu")
+	// A session whose runs all failed measured nothing: exit 1, and the
+	// tracer put back all the same.
+	failed := exec.Command(bin, "run", "command:cmd=/nonexistent/command", "-r", "1", "--warmup", "0", "--no-store", "--funclatency", "synchronize_rcu")
+	failed.Env = env
+	b, err := failed.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("kdelta run of a command that cannot start: %v, want exit 1\n%s", err, b)
+	}
 	checkRestored(t, "after a session whose runs failed", dir)
 
 	cmd := exec.Command(bin, "run", "rcu:calls=1000000", "-r", "1", "--warmup", "0", "--no-store", "--funclatency", "synchronize_rcu")

@@ -314,9 +314,10 @@ func TestResolveErrors(t *testing.T) {
 	}
 	// Labels that match one set each compare, as in seed mail 000: two
 	// sessions, one a side, with no session noise known here, so the
-	// -30% is no claim (issue 15).
+	// -30% is judged under the stated prior, which the verdict names
+	// (issue 34).
 	code, out, errs := kd(t, "compare", "kernel=6.15-rc6", "kernel=6.18")
-	if code != 0 || !strings.Contains(out, "A: kernel=6.15-rc6 (baseline)") || !strings.Contains(out, "one session each, session noise unknown here") {
+	if code != 0 || !strings.Contains(out, "A: kernel=6.15-rc6 (baseline)") || !strings.Contains(out, "±10.0% assumed for a machine of unknown kind") {
 		t.Errorf("compare by labels: exit %d\n%s%s", code, out, errs)
 	}
 }
@@ -402,9 +403,9 @@ func TestStoreOnPostgres(t *testing.T) {
 		t.Errorf("results ls: exit %d:\n%s%s", code, out, errs)
 	}
 	t.Setenv("KDELTA_STORE", url)
-	// Two imports, one session each: no claim until the host's session
-	// noise is in the store, then the widened interval decides.
-	if code, out, errs = kd(t, "compare", "kernel=6.15-rc6", "kernel=6.18"); code != 0 || !strings.Contains(out, "one session each, session noise unknown here") {
+	// Two imports, one session each: judged under the stated prior until
+	// the host's session noise is in the store, then under that.
+	if code, out, errs = kd(t, "compare", "kernel=6.15-rc6", "kernel=6.18"); code != 0 || !strings.Contains(out, "assumed for a machine of unknown kind") {
 		t.Errorf("compare on postgres: exit %d\n%s%s", code, out, errs)
 	}
 	st, err := store.Open(context.Background(), url)

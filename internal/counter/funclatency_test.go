@@ -415,6 +415,9 @@ func TestFuncLatencySIGKILL(t *testing.T) {
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
+	// The journal names files of the fake tracefs, which recovery trusts
+	// as kdelta does the tracefs it was given (KDELTA_TRACEFS).
+	t.Setenv("KDELTA_TRACEFS", dir)
 	deadline := time.Now().Add(5 * time.Second)
 	var done []knob.Recovery
 	for time.Now().Before(deadline) {

@@ -194,6 +194,16 @@ func unpackedKernel(dir, name string) (*kernelPackage, error) {
 	return k, nil
 }
 
+// firstError is the first "E:" line of apt's output, or its last line.
+func firstError(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "E: ") {
+			return l
+		}
+	}
+	return lastLine(out)
+}
+
 // addDebArch makes apt know the packages of Debian architecture darch
 // (dpkg --add-architecture, apt-get update), unless it is this machine's
 // or already known.
@@ -213,11 +223,20 @@ func addDebArch(darch string, log func(string)) error {
 		return fmt.Errorf("dpkg --add-architecture %s: %v: %s", darch, err, lastLine(string(out)))
 	}
 	var msg []byte
-	for try := 1; try <= 4; try++ {
+	for try := 1; try <= 3; try++ {
 		if msg, err = exec.Command("apt-get", "update", "-qq").CombinedOutput(); err == nil {
 			return nil
 		}
-		time.Sleep(time.Duration(try) * 10 * time.Second)
+		if try < 3 {
+			time.Sleep(time.Duration(try) * 10 * time.Second)
+		}
+	}
+	// A mirror in the middle of a sync fails some index files (a
+	// security suite's, often) and apt keeps the others: the package
+	// may well be known, and apt-get download says so if not.
+	if strings.Contains(string(msg), "Some index files failed to download") {
+		log(fmt.Sprintf("warning: apt-get update left some index files as they were (a mirror mid-sync?): %s", firstError(string(msg))))
+		return nil
 	}
 	return fmt.Errorf("apt-get update: %v: %s", err, lastLine(string(msg)))
 }
