@@ -48,13 +48,13 @@ func newCompareCmd() *cobra.Command {
 				return err
 			}
 			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: cf.metrics, SessionNoise: given}
-			first, err := compare.Files(args, refs.Set, opt)
+			first, err := compare.Files(args, refs.Side, opt)
 			if err != nil {
 				return err
 			}
 			var second *compare.Result
 			if len(and) > 0 {
-				if second, err = compare.Files(and, refs.Set, opt); err != nil {
+				if second, err = compare.Files(and, refs.Side, opt); err != nil {
 					return err
 				}
 			}

@@ -116,7 +116,16 @@ func DesignText(c stats.Comparison) string {
 	if side(0) != side(1) {
 		text = side(0) + " vs " + side(1)
 	}
-	if a := d.Noise.Assumption(); a != "" {
+	if own := d.Own; own.Known() {
+		// Sessions on both sides: the noise is theirs.
+		text += fmt.Sprintf(", session noise ±%.1f%% from these %d sessions", 100*own.SD, d.Sessions[0]+d.Sessions[1])
+		switch {
+		case d.Noise.Known() && d.Noise.Source == stats.NoiseMeasured:
+			text += fmt.Sprintf(" pooled with this host's ±%.1f%%", 100*d.Noise.SD)
+		case d.Noise.Known() && d.Noise.Source == stats.NoiseGiven:
+			text += fmt.Sprintf(" pooled with the ±%.1f%% given (--session-noise)", 100*d.Noise.SD)
+		}
+	} else if a := d.Noise.Assumption(); a != "" {
 		text += ", " + a
 	} else if d.Noise.Known() {
 		text += fmt.Sprintf(", session noise ±%.1f%%", 100*d.Noise.SD)
