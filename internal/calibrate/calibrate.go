@@ -121,6 +121,9 @@ func Run(ctx context.Context, specs []workload.Spec, opt Options) (*Result, erro
 func FromSets(ctx context.Context, sets []*result.Set, opt Options) (*Result, error) {
 	res := &Result{Sets: sets}
 	res.Noises, res.Warnings = Estimate(sets, time.Now().UTC())
+	for i := range res.Noises {
+		res.Noises[i].Source = store.NoiseCalibrated
+	}
 	for _, w := range res.Warnings {
 		if opt.Warn != nil {
 			opt.Warn(w)
