@@ -59,10 +59,18 @@ func Pct(x float64) string {
 // side and no session noise known for the host, after "inconclusive: ".
 const NoiseUnknownText = "session noise unknown here: run `kdelta calibrate` or compare interleaved (`ab`, `vm --boots`)"
 
+// EmulatedText follows the verdict of a comparison measured under TCG.
+const EmulatedText = "emulated (TCG): not the hardware's timing"
+
 // VerdictText is the verdict with, when inconclusive, what would settle
 // it: more runs, more sessions, a calibration of the host's session noise,
 // or nothing bounded (the change far below the noise).
 func VerdictText(c stats.Comparison) string {
+	if c.Emulated {
+		// The caveat goes with the verdict, wherever it is printed.
+		c.Emulated = false
+		return VerdictText(c) + ", " + EmulatedText
+	}
 	if c.Verdict != stats.Inconclusive {
 		return string(c.Verdict)
 	}
