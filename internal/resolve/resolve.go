@@ -89,10 +89,6 @@ func (r *Resolver) Store() (store.Store, error) {
 // compare.Options.Noise; unknown when there is no store yet or the set
 // names no host (an import): such sets are judged on the prior.
 func (r *Resolver) Noise(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise {
-	if set == nil || set.Labels["host"] == "" {
-		// An import, or a set of no named host: not this host's noise.
-		return stats.SessionNoise{}
-	}
 	st, err := r.Store()
 	if err != nil {
 		return stats.SessionNoise{}

@@ -118,7 +118,9 @@ func Sessions(ref string, sets []*result.Set) (*result.Set, error) {
 			side.Warnings = append(side.Warnings, fmt.Sprintf("%s: a summary (no runs) cannot be a session; left out of the sessions %s selects", b.Key(), ref))
 		}
 	}
-	side.ID = strings.Join(ids, "+")
+	// The side's id is the query that makes it again (a permalink of
+	// serve's), its sets' ids in its warnings.
+	side.ID = ref
 	side.Warnings = append(side.Warnings, fmt.Sprintf("%d stored sets selected by %s, judged as %d sessions: %s", len(sets), ref, len(sets), strings.Join(ids, ", ")))
 	return side, nil
 }
