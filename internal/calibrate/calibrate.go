@@ -121,6 +121,9 @@ func Run(ctx context.Context, specs []workload.Spec, opt Options) (*Result, erro
 func FromSets(ctx context.Context, sets []*result.Set, opt Options) (*Result, error) {
 	res := &Result{Sets: sets}
 	res.Noises, res.Warnings = Estimate(sets, time.Now().UTC())
+	for i := range res.Noises {
+		res.Noises[i].Source = store.NoiseCalibrated
+	}
 	for _, w := range res.Warnings {
 		if opt.Warn != nil {
 			opt.Warn(w)
@@ -210,10 +213,13 @@ func Save(ctx context.Context, st store.Store, res *Result) error {
 
 // Lookup returns the session noise of metric of benchmark b in set as
 // recorded in st (nil: none), for compare.Options.Noise: unknown when
-// nothing is recorded under its key or the store cannot say.
+// nothing is recorded under its key, the store cannot say, or the set
+// names no host (an import).
 func Lookup(ctx context.Context, st store.Store) func(*result.Set, *result.Benchmark, string) stats.SessionNoise {
 	return func(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise {
-		if st == nil {
+		if st == nil || set == nil || set.Labels["host"] == "" {
+			// An import, or a set of no named host: no host's noise
+			// is its own, and it is judged on the prior.
 			return stats.SessionNoise{}
 		}
 		n, err := st.Noise(ctx, KeyOf(set, b, metric))

@@ -65,7 +65,8 @@ func Learn(ctx context.Context, st store.Store, set *result.Set) ([]store.Noise,
 		if n.Noise.DF+1 < MinTwins {
 			continue
 		}
-		if old, err := st.Noise(ctx, n.Key); err == nil && old.Noise.DF >= n.Noise.DF {
+		n.Source = store.NoiseTwins
+		if old, err := st.Noise(ctx, n.Key); err == nil && !Wins(n, old) {
 			continue
 		}
 		if err := st.SaveNoise(ctx, n); err != nil {
@@ -74,6 +75,24 @@ func Learn(ctx context.Context, st store.Store, set *result.Set) ([]store.Noise,
 		saved = append(saved, n)
 	}
 	return saved, nil
+}
+
+// Wins tells whether the measured noise n replaces old, recorded for the
+// same key: the one rule of which measurement of the host the store
+// keeps, and so the first two steps of the order in which a comparison
+// takes its session noise (compare.Options.SessionNoise's figure aside):
+// a calibration of the host (a newer one replacing the older), then the
+// noise learned from stored twins (more sessions replacing fewer), then,
+// with nothing recorded or sides of different hosts, the prior
+// (compare.Prior).
+func Wins(n, old store.Noise) bool {
+	switch {
+	case n.Source == store.NoiseCalibrated:
+		return true
+	case old.Source == store.NoiseCalibrated:
+		return false
+	}
+	return n.Noise.DF > old.Noise.DF
 }
 
 // Twins tells whether a and b are A/A sessions: complete sets with the

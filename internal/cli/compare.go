@@ -12,6 +12,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/report"
+	"github.com/kdelta/kdelta/internal/resolve"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -25,10 +26,15 @@ func newCompareCmd() *cobra.Command {
 		plot        bool
 	)
 	c := &cobra.Command{
-		Use:   "compare A B [C...]",
-		Short: "Compare result sets: change, confidence interval, p-value and verdict per metric",
+		Use:   "compare [A B [C...]]",
+		Short: "Compare result sets: change, confidence interval, p-value and verdict per metric; none named: the newest with the previous boot's",
 		Long:  longHelp("compare"),
-		Args:  cobra.MinimumNArgs(2),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				return fmt.Errorf("compare: one set named (%s): name two or more, or none to compare the newest stored set with the previous boot's", args[0])
+			}
+			return nil
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := checkOutput(c.Context(), output, "", append(args, and...)...); err != nil {
 				return err
@@ -48,13 +54,21 @@ func newCompareCmd() *cobra.Command {
 				return err
 			}
 			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: cf.metrics, SessionNoise: given}
-			first, err := compare.Files(args, refs.Set, opt)
+			var first *compare.Result
+			if len(args) == 0 {
+				if len(and) > 0 || withProfile {
+					return errors.New("compare: --and and --profile need the sets named")
+				}
+				first, err = previousBoot(refs, opt, c.ErrOrStderr())
+			} else {
+				first, err = compare.Files(args, refs.Side, opt)
+			}
 			if err != nil {
 				return err
 			}
 			var second *compare.Result
 			if len(and) > 0 {
-				if second, err = compare.Files(and, refs.Set, opt); err != nil {
+				if second, err = compare.Files(and, refs.Side, opt); err != nil {
 					return err
 				}
 			}
@@ -90,6 +104,19 @@ func newCompareCmd() *cobra.Command {
 	f.BoolVar(&plot, "plot", false, "append a text strip plot of each metric's runs, a line per set")
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (--format html: one self-contained page)")
 	return c
+}
+
+// previousBoot compares the newest stored set with the previous boot's
+// (resolve.PreviousBoot), saying on stderr which two it took and why.
+func previousBoot(refs *resolve.Resolver, opt compare.Options, stderr io.Writer) (*compare.Result, error) {
+	p, err := refs.PreviousBoot()
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "kdelta: %s\n", p.Why)
+	sets := []*result.Set{p.Base, p.New}
+	names := compare.Names(sets, []string{p.Base.ID, p.New.ID})
+	return compare.Compare([]compare.Input{{Name: names[0], Set: p.Base}, {Name: names[1], Set: p.New}}, opt)
 }
 
 // compareFlags are the comparison flags of kdelta compare and kdelta ab.

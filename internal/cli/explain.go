@@ -36,7 +36,7 @@ func newExplainCmd() *cobra.Command {
 			defer refs.Close()
 			var sets [2]*result.Set
 			for i, a := range args {
-				if sets[i], err = refs.Set(a); err != nil {
+				if sets[i], err = refs.Side(a); err != nil {
 					return err
 				}
 			}

@@ -36,13 +36,21 @@ func newResultsLsCmd(loc *string) *cobra.Command {
 		asJSON   bool
 	)
 	c := &cobra.Command{
-		Use:   "ls [--label k=v]... [--workload W]",
-		Short: "List the stored result sets, oldest first: id, time, kernel, runs, workloads, labels",
-		Args:  cobra.NoArgs,
+		Use:   "ls [k=v[,k=v]] [--label k=v]... [--workload W]",
+		Short: "List the stored result sets, oldest first: id, time, kernel, runs, workloads, labels; with a query, the sets it selects",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ls, err := resolve.ParseLabelFlags(labels)
 			if err != nil {
 				return err
+			}
+			query := ""
+			if len(args) == 1 {
+				q, ok := resolve.ParseLabelQuery(args[0])
+				if !ok {
+					return fmt.Errorf("results ls: %q is not a label query k=v[,k=v]", args[0])
+				}
+				query, ls = args[0], append(q, ls...)
 			}
 			r := newResolver(c.Context(), *loc)
 			defer r.Close()
@@ -58,6 +66,9 @@ func newResultsLsCmd(loc *string) *cobra.Command {
 				return report.WriteInfosJSON(c.OutOrStdout(), infos)
 			}
 			report.WriteInfos(c.OutOrStdout(), infos)
+			if query != "" {
+				fmt.Fprintln(c.OutOrStdout(), report.Selects(query, len(infos)))
+			}
 			return nil
 		},
 	}

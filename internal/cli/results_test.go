@@ -294,7 +294,7 @@ func TestResolveErrors(t *testing.T) {
 	}{
 		{[]string{"compare", "kernel=6.17", "kernel=6.18"}, "kernel=6.17: no result set in " + dir + "/kdelta/kdelta.db carries these labels; stored kernel values: 6.15-rc6, 6.16, 6.18"},
 		{[]string{"compare", "kernel=6.18,arch=s390x", "kernel=6.18"}, "carries these labels; stored kernel values: 6.15-rc6, 6.16, 6.18; no stored set has the label arch"},
-		{[]string{"compare", "kernel=6.16", "kernel=6.18"}, "kernel=6.16: 2 result sets in " + dir + "/kdelta/kdelta.db match, name one (an id, or more labels): " +
+		{[]string{"results", "show", "kernel=6.16"}, "kernel=6.16: 2 result sets in " + dir + "/kdelta/kdelta.db match, name one (an id, or more labels): " +
 			"20260727T120000-0d0d0d0d0d04 (2026-07-27 12:00Z host=p10 kernel=6.16); 20260727T090000-0a0a0a0a0a01 (2026-07-27 09:00Z host=p10 kernel=6.16)"},
 		{[]string{"compare", "20260727T1", "kernel=6.18"}, "20260727T1: the start of 3 result set ids in " + dir + "/kdelta/kdelta.db: 20260727T120000-0d0d0d0d0d04 (2026-07-27 12:00Z host=p10 kernel=6.16); "},
 		{[]string{"compare", "20261", "kernel=6.18"}, "20261: no such file, and no result set in " + dir + "/kdelta/kdelta.db has an id starting so"},
@@ -317,8 +317,13 @@ func TestResolveErrors(t *testing.T) {
 	// -30% is judged under the stated prior, which the verdict names
 	// (issue 34).
 	code, out, errs := kd(t, "compare", "kernel=6.15-rc6", "kernel=6.18")
-	if code != 0 || !strings.Contains(out, "A: kernel=6.15-rc6 (baseline)") || !strings.Contains(out, "±10.0% assumed for a machine of unknown kind") {
+	if code != 0 || !strings.Contains(out, "A: kernel=6.15-rc6 (baseline)") || !strings.Contains(strings.Join(strings.Fields(out), " "), "10 runs × 1 session each, session noise ±10.0% assumed") {
 		t.Errorf("compare by labels: exit %d\n%s%s", code, out, errs)
+	}
+	// A query of two sets is two sessions of its side (issue 34).
+	code, out, errs = kd(t, "compare", "kernel=6.16", "kernel=6.18")
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "(5 runs × 2 sessions vs 10 runs × 1 session") {
+		t.Errorf("compare kernel=6.16 (two sets) kernel=6.18: exit %d\n%s%s", code, out, errs)
 	}
 }
 

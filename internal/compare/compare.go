@@ -455,7 +455,9 @@ func compareMetric(all []*result.Benchmark, sets []*result.Set, m result.Metric,
 		// said so in the design.
 		independent := noise.Source == stats.NoiseGiven && noise.SD == 0
 		if figures(a, b) {
-			row.Vs = append(row.Vs, compareFigures(a, b, so))
+			c := compareFigures(a, b, so)
+			c.Emulated = sets != nil && (Emulated(sets[0]) || Emulated(sets[i+1]))
+			row.Vs = append(row.Vs, c)
 			continue
 		}
 		var c stats.Comparison
@@ -475,6 +477,7 @@ func compareMetric(all []*result.Benchmark, sets []*result.Set, m result.Metric,
 		if independent && !c.Design.Shared {
 			c.Design = stats.Design{Sessions: [2]int{max(len(a.Sessions), 1), max(len(b.Sessions), 1)}, Runs: [2]int{a.Summary.N, b.Summary.N}, Noise: noise}
 		}
+		c.Emulated = sets != nil && (Emulated(sets[0]) || Emulated(sets[i+1]))
 		row.Vs = append(row.Vs, c)
 	}
 	return row, true
@@ -554,6 +557,16 @@ func singleWorkload(r *Result) bool {
 		}
 	}
 	return true
+}
+
+// emulatedWarning starts the warning kdelta vm records in the sets of
+// boots under TCG (vm.TCGWarning, which a test of package vm ties to it).
+const emulatedWarning = "timings emulated under TCG"
+
+// Emulated tells whether set was measured under TCG emulation: its
+// timings are qemu's, not the hardware's.
+func Emulated(set *result.Set) bool {
+	return set != nil && slices.ContainsFunc(set.Warnings, func(w string) bool { return strings.HasPrefix(w, emulatedWarning) })
 }
 
 // setWarnings carries the sets' own warnings into the comparison (timings

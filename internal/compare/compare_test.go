@@ -70,8 +70,15 @@ func TestCompareDesigns(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := r.Rows[0].Vs[0]
-			if c.Verdict != tt.want || c.Design != tt.design {
-				t.Errorf("%s %+v, want %s %+v", c.Verdict, c.Design, tt.want, tt.design)
+			// Sessions on both sides: their own noise, estimated over
+			// 2×(4−1) degrees of freedom; none for one session a side.
+			got, own := c.Design, c.Design.Own
+			got.Own = stats.SessionNoise{}
+			if wantOwn := tt.design.Sessions[0] > 1 && tt.design.Sessions[1] > 1; own.Known() != wantOwn || wantOwn && own.DF != 2*(tt.design.Sessions[0]-1) {
+				t.Errorf("own session noise %+v, want one over the sessions: %v", own, wantOwn)
+			}
+			if c.Verdict != tt.want || got != tt.design {
+				t.Errorf("%s %+v, want %s %+v", c.Verdict, got, tt.want, tt.design)
 			}
 			if c.Change < 0.19 || c.Change > 0.21 || math.IsInf(c.CI[1], 1) {
 				t.Errorf("change %v CI %v, want +20%% and a bound", c.Change, c.CI)

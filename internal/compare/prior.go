@@ -67,11 +67,13 @@ func Prior(base, other *result.Set) stats.SessionNoise {
 	return stats.Assumed(PriorVirtual, stats.NoisePrior, machineUnknown)
 }
 
-// sessionNoise is the one rule for the session noise of a comparison of
+// sessionNoise is the one decision of the session noise of a comparison of
 // set i with the baseline, sets[0] (sets nil when unknown), given the
 // host's measured one (a calibration, else the noise learned from stored
-// twins; unknown when the sides' hosts or conditions differ): a figure
-// the user gave wins, then the measured noise, then the prior.
+// twins, as calibrate.Wins keeps them in the store; unknown when the
+// sides' hosts or conditions differ, or a side is an import with no
+// host): a figure the user gave wins, then the measured noise, then the
+// prior.
 func (opt Options) sessionNoise(measured stats.SessionNoise, sets []*result.Set, i int) stats.SessionNoise {
 	if opt.RunsOnly {
 		return stats.SessionNoise{}

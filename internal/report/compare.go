@@ -59,10 +59,18 @@ func Pct(x float64) string {
 // side and no session noise known for the host, after "inconclusive: ".
 const NoiseUnknownText = "session noise unknown here: run `kdelta calibrate` or compare interleaved (`ab`, `vm --boots`)"
 
+// EmulatedText follows the verdict of a comparison measured under TCG.
+const EmulatedText = "emulated (TCG): not the hardware's timing"
+
 // VerdictText is the verdict with, when inconclusive, what would settle
 // it: more runs, more sessions, a calibration of the host's session noise,
 // or nothing bounded (the change far below the noise).
 func VerdictText(c stats.Comparison) string {
+	if c.Emulated {
+		// The caveat goes with the verdict, wherever it is printed.
+		c.Emulated = false
+		return VerdictText(c) + ", " + EmulatedText
+	}
 	if c.Verdict != stats.Inconclusive {
 		return string(c.Verdict)
 	}
@@ -116,7 +124,16 @@ func DesignText(c stats.Comparison) string {
 	if side(0) != side(1) {
 		text = side(0) + " vs " + side(1)
 	}
-	if a := d.Noise.Assumption(); a != "" {
+	if own := d.Own; own.Known() {
+		// Sessions on both sides: the noise is theirs.
+		text += fmt.Sprintf(", session noise ±%.1f%% from these %d sessions", 100*own.SD, d.Sessions[0]+d.Sessions[1])
+		switch {
+		case d.Noise.Known() && d.Noise.Source == stats.NoiseMeasured:
+			text += fmt.Sprintf(" pooled with this host's ±%.1f%%", 100*d.Noise.SD)
+		case d.Noise.Known() && d.Noise.Source == stats.NoiseGiven:
+			text += fmt.Sprintf(" pooled with the ±%.1f%% given (--session-noise)", 100*d.Noise.SD)
+		}
+	} else if a := d.Noise.Assumption(); a != "" {
 		text += ", " + a
 	} else if d.Noise.Known() {
 		text += fmt.Sprintf(", session noise ±%.1f%%", 100*d.Noise.SD)

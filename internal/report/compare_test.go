@@ -184,16 +184,18 @@ func TestCompareThreeWayWarnings(t *testing.T) {
 func TestWriteNoises(t *testing.T) {
 	ns := []store.Noise{
 		{Key: store.NoiseKey{Host: "p10", Workload: "syscall", Params: "calls=3000000", Conditions: "cpus_allowed=0 policy=SCHED_OTHER", Metric: "ns/call"},
-			Noise: stats.SessionNoise{SD: 0.063, MeanSD: 0.064, Runs: 8, DF: 7}},
-		{Key: store.NoiseKey{Host: "x86", Workload: "pipe", Metric: "usecs/op"}, Noise: stats.SessionNoise{SD: 0.004, DF: 1}},
+			Noise: stats.SessionNoise{SD: 0.063, MeanSD: 0.064, Runs: 8, DF: 7}, Source: store.NoiseCalibrated},
+		{Key: store.NoiseKey{Host: "x86", Workload: "pipe", Metric: "usecs/op"}, Noise: stats.SessionNoise{SD: 0.004, DF: 1}, Source: store.NoiseTwins},
+		{Key: store.NoiseKey{Host: "x86", Workload: "pipe", Metric: "msgs/s"}, Noise: stats.SessionNoise{SD: 0.005, DF: 1}},
 	}
 	var b bytes.Buffer
 	WriteNoises(&b, ns)
-	want := "\nsession noise on p10 (kdelta calibrate; compare widens one session a side by it):\n" +
-		"  syscall:calls=3000000 ns/call ±6.3% between sessions (8 sessions of 8 runs) cpus_allowed=0\n" +
-		"    policy=SCHED_OTHER\n" +
-		"session noise on x86 (kdelta calibrate; compare widens one session a side by it):\n" +
-		"  pipe usecs/op ±0.4% between sessions (2 sessions)\n"
+	want := "\nsession noise on p10 (compare widens one session a side by it):\n" +
+		"  syscall:calls=3000000 ns/call ±6.3% between sessions (8 sessions of 8 runs, kdelta calibrate)\n" +
+		"    cpus_allowed=0 policy=SCHED_OTHER\n" +
+		"session noise on x86 (compare widens one session a side by it):\n" +
+		"  pipe usecs/op ±0.4% between sessions (2 sessions, learned from stored twins)\n" +
+		"  pipe msgs/s ±0.5% between sessions (2 sessions)\n"
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}

@@ -10,7 +10,8 @@ import (
 // WriteNoises lists session noises, as kdelta calibrate, show and env
 // print them: per host, each benchmark's metric with its spread between
 // sessions beyond its runs' noise, the sessions and runs it was measured
-// over, and when, after a blank line that parts them from what precedes.
+// over, how (kdelta calibrate, or learned from stored twins; nothing for a
+// noise recorded before the store kept it) and when, after a blank line that parts them from what precedes.
 // Nothing is written for no noises.
 func WriteNoises(w io.Writer, ns []store.Noise) {
 	host := "\x00"
@@ -21,7 +22,7 @@ func WriteNoises(w io.Writer, ns []store.Noise) {
 				fmt.Fprintln(w)
 			}
 			host = k.Host
-			fmt.Fprintf(w, "session noise on %s (kdelta calibrate; compare widens one session a side by it):\n", hostOr(host))
+			fmt.Fprintf(w, "session noise on %s (compare widens one session a side by it):\n", hostOr(host))
 		}
 		what := k.Workload
 		if k.Params != "" {
@@ -30,6 +31,12 @@ func WriteNoises(w io.Writer, ns []store.Noise) {
 		line := fmt.Sprintf("  %s %s ±%.1f%% between sessions (%d sessions", what, k.Metric, 100*n.Noise.SD, n.Noise.DF+1)
 		if n.Noise.Runs > 0 {
 			line += fmt.Sprintf(" of %.3g runs", n.Noise.Runs)
+		}
+		switch n.Source {
+		case store.NoiseCalibrated:
+			line += ", kdelta calibrate"
+		case store.NoiseTwins:
+			line += ", learned from stored twins"
 		}
 		if !n.Measured.IsZero() {
 			line += ", " + n.Measured.Format("2006-01-02 15:04 MST")

@@ -34,6 +34,18 @@ func WriteInfos(w io.Writer, infos []store.Info) {
 	}
 }
 
+// Selects says what a label query selects for a comparison: one set, or
+// several, which compare and explain take as sessions of one side.
+func Selects(query string, n int) string {
+	switch n {
+	case 0:
+		return query + " selects no stored set"
+	case 1:
+		return query + " selects 1 stored set"
+	}
+	return fmt.Sprintf("%s selects %d stored sets: compare and explain take them as %d sessions of one side", query, n, n)
+}
+
 // labelList is the labels as k=v, sorted by name, a space apart.
 func labelList(labels map[string]string) string { return result.FormatPairs(labels, " ") }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/history"
+	"github.com/kdelta/kdelta/internal/resolve"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -64,5 +65,52 @@ func WriteSeries(w io.Writer, hs []*history.Series, sets []*result.Set, opt stat
 			}
 		}
 	}
+	for _, h := range hs {
+		if line := twoBuilds(h, sets); line != "" {
+			fmt.Fprintf(w, "\n%s\n", line)
+		}
+	}
 	return nil
+}
+
+// twoBuilds is the verdict between the two builds of a series of two, as
+// kdelta compare gives it (a build of several boots is several
+// sessions), for a history that has no change point to show: "" for
+// other series.
+func twoBuilds(h *history.Series, sets []*result.Set) string {
+	if len(h.Points) != 2 {
+		return ""
+	}
+	var ins []compare.Input
+	for _, p := range h.Points {
+		var of []*result.Set
+		for _, s := range sets {
+			if s.Labels[h.By] == p.Label {
+				of = append(of, s)
+			}
+		}
+		if len(of) == 0 {
+			return ""
+		}
+		side := of[0]
+		if len(of) > 1 {
+			if merged, err := resolve.Sessions(h.By+"="+p.Label, of); err == nil {
+				side = merged
+			}
+		}
+		ins = append(ins, compare.Input{Name: p.Label, Set: side})
+	}
+	r, err := compare.Compare(ins, compare.Options{Metrics: h.Metric.Name})
+	if err != nil {
+		return ""
+	}
+	for _, row := range r.Rows {
+		if row.Workload != h.Workload || row.Params != result.FormatParams(h.Params) || len(row.Vs) != 1 {
+			continue
+		}
+		c := row.Vs[0]
+		return fmt.Sprintf("%s %s: %s vs %s: %s %s %s %s", h.Key(), h.Metric.Name, ins[1].Name, ins[0].Name,
+			Pct(c.Change), Interval(c.CI), PValue(c.P), verdictLine(c))
+	}
+	return ""
 }

@@ -86,7 +86,8 @@ func (r *Resolver) Store() (store.Store, error) {
 
 // Noise is the host's session noise of metric of benchmark b in set as
 // kdelta calibrate recorded it in the store (calibrate.Lookup), for
-// compare.Options.Noise; unknown when there is no store yet.
+// compare.Options.Noise; unknown when there is no store yet or the set
+// names no host (an import): such sets are judged on the prior.
 func (r *Resolver) Noise(set *result.Set, b *result.Benchmark, metric string) stats.SessionNoise {
 	st, err := r.Store()
 	if err != nil {

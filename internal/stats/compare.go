@@ -191,6 +191,10 @@ type Comparison struct {
 	// Design says how the runs were grouped into sessions, when the
 	// comparison knew (CompareSessions, and compare for Compare's rows).
 	Design Design
+	// Emulated is set when a side was measured under TCG emulation
+	// (qemu without KVM): the verdict is about emulated timing, not the
+	// hardware's, and says so wherever it is printed.
+	Emulated bool `json:",omitempty"`
 	// Warnings are problems with the data or the options, for the user.
 	Warnings []string
 }

@@ -103,6 +103,10 @@ type Design struct {
 	// noise was known: the comparison cannot tell a change from the
 	// difference of two sessions, and claims nothing.
 	NoiseUnknown bool `json:"noise_unknown,omitempty"`
+	// Own is the session noise the sides' own sessions show when each
+	// has two or more (ownNoise): what the comparison's session term
+	// rests on, alone or pooled with the host's (Noise).
+	Own SessionNoise `json:"own,omitzero"`
 }
 
 // EstimateSessionNoise estimates the session noise of a host from sessions
@@ -256,6 +260,9 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 		c.Design.Noise = noise
 	}
 	r2, dfR := pooledRunVariance(la, lb)
+	if len(la.means) >= 2 && len(lb.means) >= 2 {
+		c.Design.Own = ownNoise(la, lb, r2)
+	}
 	var comps []component
 	multi := len(la.means) >= 2 || len(lb.means) >= 2
 	// A prior is a stand-in for a side of one session, never pooled with
@@ -283,6 +290,28 @@ func CompareSessions(a, b [][]float64, noise SessionNoise, opt Options) Comparis
 		needSessions(&c, la, lb, r2, noise, df)
 	}
 	return c
+}
+
+// ownNoise is the session noise that two sides of two sessions or more
+// show of their own, as EstimateSessionNoise estimates a host's: the
+// variance of a session mean pooled within the sides (k−1 degrees of
+// freedom each), less the part the runs explain (r2, the pooled run
+// variance, over the harmonic mean of the runs a session), floored at
+// zero.
+func ownNoise(la, lb sessionLevels, r2 float64) SessionNoise {
+	var ss, inv float64
+	df, k := 0, 0
+	for _, l := range []sessionLevels{la, lb} {
+		ss += float64(len(l.means)-1) * variance(l.means)
+		df += len(l.means) - 1
+		for _, n := range l.sizes {
+			inv += 1 / float64(n)
+			k++
+		}
+	}
+	vm := ss / float64(df)
+	runs := float64(k) / inv
+	return SessionNoise{SD: math.Sqrt(math.Max(vm-r2/runs, 0)), MeanSD: math.Sqrt(vm), Runs: runs, DF: df}
 }
 
 // sideComponents appends to comps the variance terms of each side on its

@@ -36,7 +36,16 @@ type Noise struct {
 	Key      NoiseKey
 	Noise    stats.SessionNoise
 	Measured time.Time
+	// Source says how the host's noise was measured: NoiseCalibrated,
+	// NoiseTwins, or "" for a noise recorded before sources were kept.
+	Source string
 }
+
+// The sources of a recorded noise (Noise.Source).
+const (
+	NoiseCalibrated = "calibrate" // kdelta calibrate's A/A sessions
+	NoiseTwins      = "twins"     // learned from stored twins
+)
 
 // SaveNoise records n, replacing what was recorded under its key, in one
 // transaction.
@@ -47,8 +56,8 @@ func (s *sqlStore) SaveNoise(ctx context.Context, n Noise) error {
 			k.Host, k.Workload, k.Params, k.Conditions, k.Metric); err != nil {
 			return err
 		}
-		return s.exec(ctx, tx, "INSERT INTO session_noise (host, workload, params, conditions, metric, sd, mean_sd, runs, df, measured) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			k.Host, k.Workload, k.Params, k.Conditions, k.Metric, n.Noise.SD, n.Noise.MeanSD, n.Noise.Runs, n.Noise.DF, nanos(n.Measured))
+		return s.exec(ctx, tx, "INSERT INTO session_noise (host, workload, params, conditions, metric, sd, mean_sd, runs, df, measured, source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			k.Host, k.Workload, k.Params, k.Conditions, k.Metric, n.Noise.SD, n.Noise.MeanSD, n.Noise.Runs, n.Noise.DF, nanos(n.Measured), n.Source)
 	})
 }
 
@@ -77,7 +86,7 @@ func (s *sqlStore) Noises(ctx context.Context, host string) ([]Noise, error) {
 }
 
 func (s *sqlStore) noises(ctx context.Context, where string, args ...any) ([]Noise, error) {
-	rows, err := s.db.QueryContext(ctx, s.rebind("SELECT host, workload, params, conditions, metric, sd, mean_sd, runs, df, measured FROM session_noise "+where+
+	rows, err := s.db.QueryContext(ctx, s.rebind("SELECT host, workload, params, conditions, metric, sd, mean_sd, runs, df, measured, source FROM session_noise "+where+
 		" ORDER BY host, workload, params, conditions, metric"), args...)
 	if err != nil {
 		return nil, err
@@ -88,7 +97,7 @@ func (s *sqlStore) noises(ctx context.Context, where string, args ...any) ([]Noi
 		var n Noise
 		var measured int64
 		k := &n.Key
-		if err := rows.Scan(&k.Host, &k.Workload, &k.Params, &k.Conditions, &k.Metric, &n.Noise.SD, &n.Noise.MeanSD, &n.Noise.Runs, &n.Noise.DF, &measured); err != nil {
+		if err := rows.Scan(&k.Host, &k.Workload, &k.Params, &k.Conditions, &k.Metric, &n.Noise.SD, &n.Noise.MeanSD, &n.Noise.Runs, &n.Noise.DF, &measured, &n.Source); err != nil {
 			return nil, err
 		}
 		n.Measured = fromNanos(measured)

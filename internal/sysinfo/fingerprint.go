@@ -97,6 +97,12 @@ type Fingerprint struct {
 	PerfEventParanoid Fact `json:"perf_event_paranoid"`
 	Taint             Fact `json:"taint"`
 	Clocksource       Fact `json:"clocksource"`
+	// BootID is /proc/sys/kernel/random/boot_id, new at every boot: which
+	// boot a set was measured in (kdelta compare with no set pairs the
+	// newest set with one of another boot). Empty when it could not be
+	// read; it is not printed by env nor compared by env diff, where
+	// every reboot would be a difference.
+	BootID string `json:"boot_id,omitempty"`
 
 	// Mounts lists the file systems kdelta mounted because they were
 	// missing, as perf mounts tracefs when root ("tracefs on

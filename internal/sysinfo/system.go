@@ -130,6 +130,9 @@ func (c *collector) system() {
 	fp.PerfEventParanoid = c.fs.fact("proc/sys/kernel/perf_event_paranoid")
 	fp.Taint = c.taint()
 	fp.Clocksource = c.fs.fact("sys/devices/system/clocksource/clocksource0/current_clocksource")
+	if id, err := c.fs.readString("proc/sys/kernel/random/boot_id"); err == nil {
+		fp.BootID = strings.TrimSpace(id)
+	}
 }
 
 // selectorFact reads a "a [b] c" selector file into its selected value.

@@ -258,6 +258,31 @@ func (s *Server) stored(r *http.Request, ref string) (*result.Set, error) {
 	return s.st.Get(r.Context(), infos[0].ID)
 }
 
+// side is stored for a side of a comparison: a label query that selects
+// several stored sets is all of them, each one session of the side, as
+// kdelta compare takes it (resolve.Sessions).
+func (s *Server) side(r *http.Request, ref string) (*result.Set, error) {
+	ls, ok := resolve.ParseLabelQuery(ref)
+	if !ok {
+		return s.stored(r, ref)
+	}
+	infos, err := s.st.List(r.Context(), store.Filter{Labels: ls})
+	if err != nil || len(infos) < 2 {
+		return s.stored(r, ref)
+	}
+	sets := make([]*result.Set, len(infos))
+	for i, in := range infos {
+		if sets[i], err = s.st.Get(r.Context(), in.ID); err != nil {
+			return nil, err
+		}
+	}
+	set, err := resolve.Sessions(ref, sets)
+	if err != nil {
+		return nil, badRequest("%v", err)
+	}
+	return set, nil
+}
+
 func (s *Server) set(w http.ResponseWriter, r *http.Request) error {
 	set, err := s.stored(r, r.PathValue("id"))
 	if err != nil {
@@ -318,7 +343,7 @@ func (s *Server) comparison(r *http.Request) (*compare.Result, error) {
 	}
 	sets := make([]*result.Set, len(names))
 	for i, n := range names {
-		set, err := s.stored(r, n)
+		set, err := s.side(r, n)
 		if err != nil {
 			return nil, err
 		}
