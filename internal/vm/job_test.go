@@ -55,7 +55,7 @@ func TestParseJob(t *testing.T) {
 				t.Errorf("got %+v, want %+v", j, tt.want)
 			}
 			// What the guest reads is what the host wrote.
-			back, err := unmarshalJob(j.marshal())
+			back, err := unmarshalJob(marshalJob(j))
 			if err != nil || back.Repeat != j.Repeat || back.Timeout != j.Timeout || back.Monitors != j.Monitors ||
 				strings.Join(back.FuncLatency, ",") != strings.Join(j.FuncLatency, ",") || back.FuncScope != j.FuncScope {
 				t.Errorf("job does not survive the initramfs: %+v, %v", back, err)
