@@ -80,4 +80,3 @@ func sendBoot(con *os.File, send func(kind string, payload []byte)) {
 	fmt.Fprintf(con, "kdelta guest: booted %s (boot %s), command line %q\n", r.Release, r.BootID, r.Cmdline)
 	send(FrameBoot, b)
 }
-
