@@ -225,7 +225,12 @@ func runGuestJob(con *os.File, j *Job) (*result.Set, error) {
 	if err := runner.Check(opt); err != nil {
 		return nil, err
 	}
-	if j.Monitors != "" {
+	switch {
+	case j.Counters != nil:
+		if err := guestCounters(con, opt, *j.Counters, j.Monitors); err != nil {
+			return nil, err
+		}
+	case j.Monitors != "":
 		if err := guestMonitors(con, opt, j.Monitors); err != nil {
 			return nil, err
 		}
@@ -271,6 +276,25 @@ func guestMonitors(con *os.File, opt *runner.Options, list string) error {
 	hook := counter.Hook(nil, counter.Options{}, mons, "/")
 	opt.OnReady, opt.OnReadyWarmup = hook, hook
 	counter.SessionSchedstats(counter.EnablesSchedstats(list, mons), "/", func(err error) { fmt.Fprintf(con, "kdelta guest: %v\n", err) })
+	return nil
+}
+
+// guestCounters counts the job's perf events on every run (and its
+// probes on warm-ups), with its monitors, as kdelta run does on a host,
+// and records them in the set's run conditions. Like guestMonitors it
+// leaves schedstats on.
+func guestCounters(con *os.File, opt *runner.Options, cs counter.Setup, monitors string) error {
+	cs.Monitor = monitors
+	if cs.Monitor == "" {
+		cs.Monitor = "none"
+	}
+	measured, warmup, schedstat, err := cs.Hooks(opt.CPUs, false, opt.Env)
+	if err != nil {
+		return err
+	}
+	opt.OnReady, opt.OnReadyWarmup = measured, warmup
+	opt.Conditions = cs.Conditions(true)
+	counter.SessionSchedstats(schedstat, "/", func(err error) { fmt.Fprintf(con, "kdelta guest: %v\n", err) })
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/counter"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/workload"
 )
@@ -49,6 +50,10 @@ type Job struct {
 	// Monitors is the run's --monitor list, taken in the guest around
 	// each run ("" for none, the guest's default).
 	Monitors string `json:"monitors,omitempty"`
+	// Counters are the run's -e, --probe-events, --counters and -a, nil
+	// when none was given: the guest then counts nothing. Its Monitor is
+	// not used (Monitors is).
+	Counters *counter.Setup `json:"counters,omitempty"`
 	// FuncLatency and FuncScope are --funclatency and
 	// --funclatency-scope: kernel functions timed in the guest's kernel.
 	FuncLatency []string `json:"funclatency,omitempty"`

@@ -27,7 +27,10 @@ type KexecStep = guest.KexecStep
 // ParseJob parses the command line given after `--`: "run", then the
 // workloads and the flags of kdelta run that mean something in a guest
 // (-r, --warmup, --timeout, --cpus, --fifo, --label, --quick, --monitor,
-// which takes no monitor unless given, --funclatency, --funclatency-scope).
+// which takes no monitor unless given, --funclatency, --funclatency-scope,
+// and the counters: -e, --probe-events, --counters, -a, which count
+// nothing unless one is given). --quick is kdelta run's: the quick suite,
+// with -r's default of 5 runs.
 // The workloads are checked against this binary's registry, which is the
 // guest's too.
 func ParseJob(args []string) (*Job, error) {
@@ -52,6 +55,11 @@ func ParseJob(args []string) (*Job, error) {
 	fs.StringArrayVar(&labels, "label", nil, "")
 	fs.BoolVar(&j.Quick, "quick", false, "")
 	fs.StringVar(&j.Monitors, "monitor", "", "")
+	var cs counter.Setup
+	fs.StringVarP(&cs.Events, "events", "e", counter.DefaultEventList, "")
+	fs.StringVar(&cs.Probes, "probe-events", "none", "")
+	fs.StringVar(&cs.Counters, "counters", "on", "")
+	fs.BoolVarP(&cs.SystemWide, "all-cpus", "a", false, "")
 	var funcs string
 	fs.StringVar(&funcs, "funclatency", "", "")
 	fs.StringVar(&j.FuncScope, "funclatency-scope", "", "")
@@ -67,8 +75,11 @@ func ParseJob(args []string) (*Job, error) {
 	if err := checkFuncScope(j); err != nil {
 		return nil, fmt.Errorf("vm: guest run: %w", err)
 	}
-	if j.Quick && !fs.Changed("repeat") {
-		j.Repeat = 3
+	if fs.Changed("events") || fs.Changed("probe-events") || fs.Changed("counters") || fs.Changed("all-cpus") {
+		if err := checkCounters(cs); err != nil {
+			return nil, fmt.Errorf("vm: guest run: %w", err)
+		}
+		j.Counters = &cs
 	}
 	j.Specs = fs.Args()
 	for _, l := range labels {
@@ -98,6 +109,53 @@ func ParseJob(args []string) (*Job, error) {
 		}
 	}
 	return j, nil
+}
+
+// checkCounters checks the guest's counters as far as the host can: the
+// --counters value, the flags it drops, and every event that is not a
+// tracepoint (a tracepoint is the guest kernel's, looked up there).
+func checkCounters(cs counter.Setup) error {
+	switch cs.Counters {
+	case "on":
+	case "none":
+		if cs.Events != counter.DefaultEventList {
+			return fmt.Errorf("--counters none counts nothing, so -e %s would be dropped: give one or the other", cs.Events)
+		}
+		if cs.Probes != "none" {
+			return fmt.Errorf("--counters none counts nothing, so --probe-events %s would be dropped: give one or the other", cs.Probes)
+		}
+		return nil
+	default:
+		return fmt.Errorf("--counters: unknown value %q (on or none)", cs.Counters)
+	}
+	for _, f := range []struct{ flag, list string }{{"--events", cs.Events}, {"--probe-events", cs.Probes}} {
+		if f.list == "none" && f.flag == "--probe-events" {
+			continue
+		}
+		if strings.TrimSpace(f.list) == "" {
+			return fmt.Errorf("%s: empty event list", f.flag)
+		}
+		for _, name := range strings.Split(f.list, ",") {
+			if tracepoint(strings.TrimSpace(name)) {
+				continue
+			}
+			if _, err := counter.ParseEventsAt("/", name); err != nil {
+				return fmt.Errorf("%s: %w", f.flag, err)
+			}
+		}
+	}
+	return nil
+}
+
+// tracepoint tells whether event name may be a tracepoint,
+// subsys:name[:modifiers], not an event with modifiers (cycles:u): the
+// guest looks it up, and says what is wrong with one that is neither.
+func tracepoint(name string) bool {
+	parts := strings.Split(name, ":")
+	if len(parts) == 2 {
+		return strings.Trim(parts[1], "ukh") != ""
+	}
+	return len(parts) == 3
 }
 
 // checkFuncScope checks --funclatency-scope.
