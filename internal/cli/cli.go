@@ -17,11 +17,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kdelta/kdelta/internal/guest"
 	"github.com/kdelta/kdelta/internal/knob"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sys"
-	"github.com/kdelta/kdelta/internal/vm"
 )
 
 // helpFiles hold each command's long help, help/COMMAND.txt (a
@@ -123,10 +123,10 @@ func Run(ctx context.Context, p Process) (code int) {
 		return code
 	}
 	// As a guest's /init (kdelta vm) the binary runs the job in the
-	// initramfs. Measured children re-execute /init with ChildArg and are
-	// dispatched above.
-	if vm.IsGuest() {
-		return vm.GuestMain()
+	// initramfs, as cmd/kdelta-guest does. Measured children re-execute
+	// /init with ChildArg and are dispatched above.
+	if guest.IsGuest() {
+		return guest.Main()
 	}
 	// Knobs that a killed kdelta left changed go back first (kdelta
 	// restore does it itself, and says so on stdout). Knobs are Linux's.

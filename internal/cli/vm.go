@@ -61,7 +61,7 @@ func vmCommandOf(use, short string, sr *vm.Series) (*cobra.Command, *vmFlags) {
 	f.DurationVar(&o.Timeout, "timeout", vm.DefaultTimeout, "kill a guest (qemu) that has not powered off after this long")
 	f.DurationVar(&o.BootDeadline, "boot-deadline", vm.DefaultBootDeadline, "how long KVM has to start the kernel before TCG is used instead")
 	f.StringVar(&o.KexecFrom, "kexec-from", "", "boot this kernel (a file, deb: or rpm:) in qemu first and let its /init start each variant's kernel with kexec_file_load; a boot counts only if the variant's kernel came up (the kexec path of a lab agent)")
-	f.StringVar(&o.Binary, "guest-binary", "", "static kdelta binary to use as the guest's /init (default: this one)")
+	f.StringVar(&o.Binary, "guest-binary", "", "static kdelta-guest (or kdelta) binary to use as the guest's /init (default: kdelta-guest-linux-ARCH beside this one, or built from the source tree)")
 	f.StringVar(&v.console, "console", "", "write the guest consoles (kernel messages, /init's lines) to this file")
 	f.StringArrayVar(&v.labels, "label", nil, "label every result set, k=v (repeatable; kernel, cmdline, variant and accel are set)")
 	f.StringVarP(&v.output, "output", "o", "", "write one result set per variant into this directory")

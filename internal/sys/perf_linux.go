@@ -120,11 +120,15 @@ func ClassifyPerfErrno(errno unix.Errno, paranoidPath string) *PerfError {
 	return e
 }
 
-// PerfEventOpen calls perf_event_open(2). It fills attr.Size when zero and
-// always asks for a close-on-exec fd. A failure is a *PerfError.
+// PerfEventOpen calls perf_event_open(2). It fills attr.Size when zero,
+// with the size of the struct it passes (x/sys/unix's ends at sig_data,
+// PERF_ATTR_SIZE_VER7: a larger size makes the kernel read past it, which
+// a kernel older than 6.3, whose struct is that long, refuses with E2BIG
+// when the bytes beyond are not zero), and always asks for a
+// close-on-exec fd. A failure is a *PerfError.
 func PerfEventOpen(attr *PerfEventAttr, pid, cpu, groupFd, flags int) (int, error) {
 	if attr.Size == 0 {
-		attr.Size = uint32(unix.PERF_ATTR_SIZE_VER8)
+		attr.Size = uint32(unsafe.Sizeof(*attr))
 	}
 	for {
 		fd, err := unix.PerfEventOpen(attr, pid, cpu, groupFd, flags|unix.PERF_FLAG_FD_CLOEXEC)

@@ -35,8 +35,6 @@ type arch struct {
 	tcgCPU  string
 	// console is what kdelta puts first on the kernel's command line.
 	console string
-	// Channel is the guest's device of the result channel.
-	Channel string
 	// ports is qemu's arguments for the console (on stdio) and the
 	// channel (into the file path).
 	ports func(path string) []string
@@ -51,28 +49,28 @@ var arches = map[string]*arch{
 		// random pool at once: without it the first getrandom (a result
 		// set's id) waits seconds for entropy.
 		tcgCPU:  "qemu64,+rdrand",
-		console: "console=ttyS0", Channel: "/dev/ttyS1",
-		ports: func(p string) []string { return []string{"-serial", "stdio", "-serial", "file:" + p} }},
+		console: "console=ttyS0",
+		ports:   func(p string) []string { return []string{"-serial", "stdio", "-serial", "file:" + p} }},
 	"ppc64le": {Name: "ppc64le", Uname: "ppc64le", Qemu: "qemu-system-ppc64", Pkg: "qemu-system-ppc",
 		// pseries boots through SLOF, whose probing (PCI, NVRAM, USB)
 		// takes 4 s or more of an emulated boot of 10; qemu's Virtual Open
 		// Firmware (x-vof, qemu 6.0 on) starts a -kernel at once and gives
 		// it the same device tree (archOf picks it by qemu's version).
 		machine: []string{"-M", "pseries"},
-		console: "console=hvc0", Channel: "/dev/hvc1",
-		ports: func(p string) []string { return []string{"-serial", "stdio", "-serial", "file:" + p} }},
+		console: "console=hvc0",
+		ports:   func(p string) []string { return []string{"-serial", "stdio", "-serial", "file:" + p} }},
 	"arm64": {Name: "arm64", Uname: "aarch64", Qemu: "qemu-system-aarch64", Pkg: "qemu-system-arm",
 		// pauth-impdef: max's pointer authentication with qemu's own
 		// cheap hash instead of QARMA, which TCG emulates slowly (a boot
 		// 7 s instead of 17, a null system call 6 us instead of 28).
 		machine: []string{"-M", "virt"}, tcgCPU: "max,pauth-impdef=on",
-		console: "console=ttyAMA0", Channel: "/dev/ttyS0",
+		console: "console=ttyAMA0",
 		ports: func(p string) []string {
 			return []string{"-serial", "stdio", "-chardev", "file,id=kdchan,path=" + p, "-device", "pci-serial,chardev=kdchan"}
 		}},
 	"s390x": {Name: "s390x", Uname: "s390x", Qemu: "qemu-system-s390x", Pkg: "qemu-system-misc",
 		machine: []string{"-M", "s390-ccw-virtio"},
-		console: "console=ttyS0 conmode=sclp", Channel: "/dev/ttysclp0",
+		console: "console=ttyS0 conmode=sclp",
 		ports: func(p string) []string {
 			return []string{"-chardev", "stdio,id=kdcon", "-device", "sclplmconsole,chardev=kdcon", "-serial", "file:" + p}
 		}},
@@ -100,15 +98,6 @@ func archNamed(name string) (*arch, error) {
 
 // native tells whether a runs natively here, where KVM can serve.
 func (a *arch) native() bool { return a.Name == runtime.GOARCH }
-
-// guestChannelDev is the channel device of the architecture this guest
-// binary was built for.
-func guestChannelDev() string {
-	if a, ok := arches[runtime.GOARCH]; ok {
-		return a.Channel
-	}
-	return arches["amd64"].Channel
-}
 
 // qemuMissing is the error for an emulator that is not installed.
 func (a *arch) qemuMissing() error {
@@ -172,11 +161,15 @@ func qemuMajor(path string) int {
 	return n
 }
 
-// guestBinary returns the static kdelta that becomes the /init of guests
-// of architecture a: the one given (--guest-binary), this executable for
-// this machine's own architecture, kdelta-linux-ARCH beside it, or one
-// built now from the kdelta source tree the command runs in (go run
-// ./cmd/kdelta, a checkout); else an error that says how to build one.
+// guestBinary returns the static binary that becomes the /init of guests
+// of architecture a: the one given (--guest-binary: kdelta-guest or
+// kdelta itself, which is a guest too); kdelta-guest-linux-ARCH beside
+// this executable; kdelta-guest built now from the kdelta source tree the
+// command runs in (go run ./cmd/kdelta, a checkout); else, as before the
+// lean guest, this executable for this machine's own architecture or
+// kdelta-linux-ARCH beside it; else an error that says how to build one.
+// kdelta-guest carries only what measures (cmd/kdelta-guest), a smaller
+// initramfs and a faster boot than kdelta's.
 func guestBinary(given string, a *arch) (string, error) {
 	if given != "" {
 		return given, checkStatic(given, a)
@@ -185,33 +178,55 @@ func guestBinary(given string, a *arch) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find own executable for the guest's /init: %w", err)
 	}
+	lean := filepath.Join(filepath.Dir(exe), "kdelta-guest-linux-"+a.Name)
+	if _, err := os.Stat(lean); err == nil {
+		return lean, checkStatic(lean, a)
+	}
+	how := fmt.Sprintf("CGO_ENABLED=0 GOOS=linux GOARCH=%s go build -o %s ./cmd/kdelta-guest", a.Name, lean)
+	root := sourceTree()
+	var buildErr error
+	if root != "" {
+		if _, err := exec.LookPath("go"); err == nil {
+			bin, err := buildGuest(root, a)
+			if err == nil {
+				return bin, checkStatic(bin, a)
+			}
+			buildErr = err
+		}
+	}
 	if a.native() {
+		// kdelta itself is a guest too, only a larger one.
 		return exe, checkStatic(exe, a)
 	}
 	beside := filepath.Join(filepath.Dir(exe), "kdelta-linux-"+a.Name)
 	if _, err := os.Stat(beside); err == nil {
 		return beside, checkStatic(beside, a)
 	}
-	how := fmt.Sprintf("CGO_ENABLED=0 GOOS=linux GOARCH=%s go build -o %s ./cmd/kdelta", a.Name, beside)
-	root := sourceTree()
-	if root == "" {
-		return "", fmt.Errorf("no kdelta for %s guests: build one beside this binary (%s, in kdelta's source), or give --guest-binary", a.Name, how)
+	switch {
+	case buildErr != nil:
+		return "", buildErr
+	case root == "":
+		return "", fmt.Errorf("no kdelta-guest for %s guests: build one beside this binary (%s, in kdelta's source), or give --guest-binary", a.Name, how)
 	}
-	if _, err := exec.LookPath("go"); err != nil {
-		return "", fmt.Errorf("no kdelta for %s guests and no go to build one from %s: %s, or give --guest-binary", a.Name, root, how)
-	}
+	return "", fmt.Errorf("no kdelta-guest for %s guests and no go to build one from %s: %s, or give --guest-binary", a.Name, root, how)
+}
+
+// buildGuest builds kdelta-guest for architecture a from the kdelta
+// source tree at root, into the user's cache, and returns its path. The
+// go command's cache makes a build of an unchanged tree quick.
+func buildGuest(root string, a *arch) (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()
 	}
-	out := filepath.Join(cache, "kdelta", "guest", "kdelta-linux-"+a.Name)
-	cmd := exec.Command("go", "build", "-o", out, "./cmd/kdelta")
+	out := filepath.Join(cache, "kdelta", "guest", "kdelta-guest-linux-"+a.Name)
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/kdelta-guest")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+a.Name)
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build kdelta for %s guests in %s: %v: %s", a.Name, root, err, lastLine(string(msg)))
+		return "", fmt.Errorf("build kdelta-guest for %s guests in %s: %v: %s", a.Name, root, err, lastLine(string(msg)))
 	}
-	return out, checkStatic(out, a)
+	return out, nil
 }
 
 // sourceTree returns the root of the kdelta module the working directory

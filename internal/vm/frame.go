@@ -6,29 +6,20 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
+
+	"github.com/kdelta/kdelta/internal/guest"
 )
 
-// The guest sends what it has to say to the host over its second serial
-// port as frames. A frame is a header line, the payload and a newline:
-//
-//	KDELTA/1 KIND LENGTH SHA256\n
-//	PAYLOAD\n
-//
-// KIND is "result" (the payload is the result set, JSON, gzip-compressed),
-// "error" (the payload is a one-line message) or "boot" (a BootReport,
-// JSON: what a guest that kexecs, or was kexeced into, says of its boot). LENGTH is the payload's
-// size in decimal, SHA256 its hash in hex. A serial line can drop,
-// duplicate or garble bytes and the guest may die mid-frame, so the host
-// believes a payload only when its length and hash match.
-const frameMagic = "KDELTA/1 "
+// The guest sends what it has to say as frames (guest.WriteFrame); the
+// host believes a payload only when its length and hash match.
+const frameMagic = guest.FrameMagic
 
 // Frame kinds.
 const (
-	frameResult = "result"
-	frameError  = "error"
-	frameBoot   = "boot"
+	frameResult = guest.FrameResult
+	frameError  = guest.FrameError
+	frameBoot   = guest.FrameBoot
 )
 
 // maxFrame bounds a payload: a result set with raw latencies kept, gzip
@@ -39,18 +30,6 @@ const maxFrame = 256 << 20
 type frame struct {
 	Kind    string
 	Payload []byte
-}
-
-// writeFrame writes one frame to w. The header starts on a line of its
-// own, whatever was written before.
-func writeFrame(w io.Writer, kind string, payload []byte) error {
-	sum := sha256.Sum256(payload)
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "\n%s%s %d %s\n", frameMagic, kind, len(payload), hex.EncodeToString(sum[:]))
-	b.Write(payload)
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
 }
 
 // errNoFrame says the guest's channel held no frame at all.

@@ -6,15 +6,17 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/guest"
 )
 
 // Paths inside the guest.
 const (
-	guestJob  = "kdelta/job.json"
+	guestJob  = guest.JobFile
 	guestInit = "init"
 	// A loader's second kernel and its initramfs (Options.KexecFrom).
-	guestKexecKernel = "kdelta/kexec/kernel"
-	guestKexecInitrd = "kdelta/kexec/initrd.cpio"
+	guestKexecKernel = guest.KexecKernel
+	guestKexecInitrd = guest.KexecInitrd
 )
 
 // An initramfs is what a guest's initial root file system holds: kdelta as
@@ -50,7 +52,7 @@ func writeInitramfs(w io.Writer, r *initramfs) error {
 		c.Dir(d)
 	}
 	c.File(guestInit, 0o755, bin)
-	c.File(guestJob, 0o644, r.Job.marshal())
+	c.File(guestJob, 0o644, marshalJob(r.Job))
 	if r.Config != "" && r.Release != "" {
 		cfg, err := os.ReadFile(r.Config)
 		if err != nil {

@@ -11,69 +11,26 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kdelta/kdelta/internal/counter"
-	"github.com/kdelta/kdelta/internal/runner"
+	"github.com/kdelta/kdelta/internal/guest"
 	"github.com/kdelta/kdelta/internal/sys"
 	"github.com/kdelta/kdelta/internal/workload"
 )
 
-// A Job is what the guest runs: the `kdelta run` command line given after
-// `--`, parsed. It travels into the guest as a file of the initramfs,
-// never on the kernel command line.
-type Job struct {
-	// Specs are the workload specs as the user wrote them
-	// ("syscall:calls=100000").
-	Specs   []string      `json:"specs,omitempty"`
-	Quick   bool          `json:"quick,omitempty"`
-	Repeat  int           `json:"repeat"`
-	Warmup  int           `json:"warmup"`
-	Timeout time.Duration `json:"timeout_ns"`
-	CPUs    string        `json:"cpus,omitempty"`
-	FIFO    int           `json:"fifo,omitempty"`
-	// Labels are the run's --label pairs.
-	Labels map[string]string `json:"labels,omitempty"`
-	// Monitors is the run's --monitor list, taken in the guest around
-	// each run ("" for none, the guest's default).
-	Monitors string `json:"monitors,omitempty"`
-	// FuncLatency and FuncScope are --funclatency and
-	// --funclatency-scope: kernel functions timed in the guest's kernel.
-	FuncLatency []string `json:"funclatency,omitempty"`
-	FuncScope   string   `json:"funclatency_scope,omitempty"`
-	// Version is the host kdelta's version, recorded in the result set.
-	Version string `json:"version"`
-	// Command is the host's command line, recorded in the result set.
-	Command []string `json:"command,omitempty"`
-	// ToolVersions are the host's reference tools (perf, stress-ng): the
-	// guest has neither, and parameters that follow them (pipe's
-	// order=auto, kill's pidmax=auto) follow the host's, which the results
-	// will be compared with.
-	ToolVersions map[string]string `json:"tool_versions,omitempty"`
-	// Kexec, when set, makes the guest a loader (Options.KexecFrom): its
-	// /init runs nothing but starts the kernel its initramfs carries
-	// with kexec_file_load, and the job runs in that kernel's boot.
-	Kexec *KexecStep `json:"kexec,omitempty"`
-	// ReportBoot makes the guest say what it booted (a BootReport) on
-	// the channel before it runs the job: the boot a loader kexeced into.
-	ReportBoot bool `json:"report_boot,omitempty"`
-	// RootFS is "host" for a guest that runs over the host's root file
-	// system (Options.RootFS); "" for the initramfs alone.
-	RootFS string `json:"rootfs,omitempty"`
-	// Stat is the command of -- stat [-r N] -- CMD ARGS...: the guest
-	// runs it as kdelta stat does (a program of the host's root, with
-	// --rootfs host).
-	Stat []string `json:"stat,omitempty"`
-}
+// A Job is what the guest runs: the command line given after `--`,
+// parsed by ParseJob. Its type is the guest's, which reads it from the
+// initramfs.
+type Job = guest.Job
 
-// A KexecStep is the kernel a loader guest starts: the release it must
-// come up as and its whole command line.
-type KexecStep struct {
-	Release string `json:"release"`
-	Cmdline string `json:"cmdline"`
-}
+// A KexecStep is the kernel a loader guest starts.
+type KexecStep = guest.KexecStep
 
 // ParseJob parses the command line given after `--`: "run", then the
 // workloads and the flags of kdelta run that mean something in a guest
 // (-r, --warmup, --timeout, --cpus, --fifo, --label, --quick, --monitor,
-// which takes no monitor unless given, --funclatency, --funclatency-scope).
+// which takes no monitor unless given, --funclatency, --funclatency-scope,
+// and the counters: -e, --probe-events, --counters, -a, which count
+// nothing unless one is given). --quick is kdelta run's: the quick suite,
+// with -r's default of 5 runs.
 // The workloads are checked against this binary's registry, which is the
 // guest's too.
 func ParseJob(args []string) (*Job, error) {
@@ -98,6 +55,11 @@ func ParseJob(args []string) (*Job, error) {
 	fs.StringArrayVar(&labels, "label", nil, "")
 	fs.BoolVar(&j.Quick, "quick", false, "")
 	fs.StringVar(&j.Monitors, "monitor", "", "")
+	var cs counter.Setup
+	fs.StringVarP(&cs.Events, "events", "e", counter.DefaultEventList, "")
+	fs.StringVar(&cs.Probes, "probe-events", "none", "")
+	fs.StringVar(&cs.Counters, "counters", "on", "")
+	fs.BoolVarP(&cs.SystemWide, "all-cpus", "a", false, "")
 	var funcs string
 	fs.StringVar(&funcs, "funclatency", "", "")
 	fs.StringVar(&j.FuncScope, "funclatency-scope", "", "")
@@ -113,8 +75,11 @@ func ParseJob(args []string) (*Job, error) {
 	if err := checkFuncScope(j); err != nil {
 		return nil, fmt.Errorf("vm: guest run: %w", err)
 	}
-	if j.Quick && !fs.Changed("repeat") {
-		j.Repeat = 3
+	if fs.Changed("events") || fs.Changed("probe-events") || fs.Changed("counters") || fs.Changed("all-cpus") {
+		if err := checkCounters(cs); err != nil {
+			return nil, fmt.Errorf("vm: guest run: %w", err)
+		}
+		j.Counters = &cs
 	}
 	j.Specs = fs.Args()
 	for _, l := range labels {
@@ -124,7 +89,7 @@ func ParseJob(args []string) (*Job, error) {
 		}
 		j.Labels[k] = v
 	}
-	if _, err := j.specs(); err != nil {
+	if _, err := j.Workloads(); err != nil {
 		return nil, fmt.Errorf("vm: guest run: %w", err)
 	}
 	if j.Repeat < 1 {
@@ -146,6 +111,53 @@ func ParseJob(args []string) (*Job, error) {
 	return j, nil
 }
 
+// checkCounters checks the guest's counters as far as the host can: the
+// --counters value, the flags it drops, and every event that is not a
+// tracepoint (a tracepoint is the guest kernel's, looked up there).
+func checkCounters(cs counter.Setup) error {
+	switch cs.Counters {
+	case "on":
+	case "none":
+		if cs.Events != counter.DefaultEventList {
+			return fmt.Errorf("--counters none counts nothing, so -e %s would be dropped: give one or the other", cs.Events)
+		}
+		if cs.Probes != "none" {
+			return fmt.Errorf("--counters none counts nothing, so --probe-events %s would be dropped: give one or the other", cs.Probes)
+		}
+		return nil
+	default:
+		return fmt.Errorf("--counters: unknown value %q (on or none)", cs.Counters)
+	}
+	for _, f := range []struct{ flag, list string }{{"--events", cs.Events}, {"--probe-events", cs.Probes}} {
+		if f.list == "none" && f.flag == "--probe-events" {
+			continue
+		}
+		if strings.TrimSpace(f.list) == "" {
+			return fmt.Errorf("%s: empty event list", f.flag)
+		}
+		for _, name := range strings.Split(f.list, ",") {
+			if tracepoint(strings.TrimSpace(name)) {
+				continue
+			}
+			if _, err := counter.ParseEventsAt("/", name); err != nil {
+				return fmt.Errorf("%s: %w", f.flag, err)
+			}
+		}
+	}
+	return nil
+}
+
+// tracepoint tells whether event name may be a tracepoint,
+// subsys:name[:modifiers], not an event with modifiers (cycles:u): the
+// guest looks it up, and says what is wrong with one that is neither.
+func tracepoint(name string) bool {
+	parts := strings.Split(name, ":")
+	if len(parts) == 2 {
+		return strings.Trim(parts[1], "ukh") != ""
+	}
+	return len(parts) == 3
+}
+
 // checkFuncScope checks --funclatency-scope.
 func checkFuncScope(j *Job) error {
 	if j.FuncScope != "" && !slices.Contains(counter.Scopes, j.FuncScope) {
@@ -157,48 +169,14 @@ func checkFuncScope(j *Job) error {
 	return nil
 }
 
-// specs parses the job's workloads.
-func (j *Job) specs() ([]workload.Spec, error) {
-	var specs []workload.Spec
-	if j.Quick {
-		q, err := workload.QuickSuite()
-		if err != nil {
-			return nil, err
-		}
-		specs = append(specs, q...)
-	}
-	for _, s := range j.Specs {
-		sp, err := workload.ParseSpec(s)
-		if err != nil {
-			return nil, err
-		}
-		specs = append(specs, sp)
-	}
-	if len(j.Stat) > 0 {
-		specs = append(specs, runner.CommandSpec(j.Stat))
-	}
-	if len(specs) == 0 {
-		return nil, errors.New("no workloads given (name some, or use --quick; kdelta list shows them)")
-	}
-	return specs, nil
-}
-
-// marshal writes the job for the guest, with the host's tool versions.
+// marshalJob writes the job for the guest, with the host's tool versions.
 // j itself is not changed: sessions that share a job (the variants of a
 // test, the boots of several sessions) may marshal it at once.
-func (j *Job) marshal() []byte {
+func marshalJob(j *Job) []byte {
 	c := *j
 	c.ToolVersions = workload.ToolVersions()
 	b, _ := json.MarshalIndent(&c, "", "  ")
 	return append(b, '\n')
-}
-
-func unmarshalJob(b []byte) (*Job, error) {
-	var j Job
-	if err := json.Unmarshal(b, &j); err != nil {
-		return nil, err
-	}
-	return &j, nil
 }
 
 // parseStatJob reads the guest's stat [-r N] [--warmup N] [--timeout D]

@@ -15,7 +15,7 @@ func TestParseJob(t *testing.T) {
 		{args: []string{"run", "syscall"}, want: Job{Specs: []string{"syscall"}, Repeat: 5, Warmup: 1, Timeout: 10 * time.Minute}},
 		{args: []string{"run", "syscall:calls=100", "rcu:calls=10", "-r", "2", "--warmup", "0", "--timeout", "1m", "--cpus", "1", "--label", "k=v"},
 			want: Job{Specs: []string{"syscall:calls=100", "rcu:calls=10"}, Repeat: 2, Timeout: time.Minute, CPUs: "1", Labels: map[string]string{"k": "v"}}},
-		{args: []string{"run", "--quick"}, want: Job{Quick: true, Repeat: 3, Warmup: 1, Timeout: 10 * time.Minute}},
+		{args: []string{"run", "--quick"}, want: Job{Quick: true, Repeat: 5, Warmup: 1, Timeout: 10 * time.Minute}},
 		{args: []string{"run", "bridge", "--funclatency", "synchronize_rcu,rcu_barrier", "--funclatency-scope", "tasks"},
 			want: Job{Specs: []string{"bridge"}, Repeat: 5, Warmup: 1, Timeout: 10 * time.Minute, FuncLatency: []string{"synchronize_rcu", "rcu_barrier"}, FuncScope: "tasks"}},
 		{args: []string{"run", "bridge", "--funclatency", "sync*"}, wantErr: "--funclatency: \"sync*\" is not a kernel function name"},
@@ -55,7 +55,7 @@ func TestParseJob(t *testing.T) {
 				t.Errorf("got %+v, want %+v", j, tt.want)
 			}
 			// What the guest reads is what the host wrote.
-			back, err := unmarshalJob(j.marshal())
+			back, err := unmarshalJob(marshalJob(j))
 			if err != nil || back.Repeat != j.Repeat || back.Timeout != j.Timeout || back.Monitors != j.Monitors ||
 				strings.Join(back.FuncLatency, ",") != strings.Join(j.FuncLatency, ",") || back.FuncScope != j.FuncScope {
 				t.Errorf("job does not survive the initramfs: %+v, %v", back, err)

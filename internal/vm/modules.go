@@ -17,20 +17,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 
-	"github.com/kdelta/kdelta/internal/sys"
+	"github.com/kdelta/kdelta/internal/guest"
 )
-
-// workloadModules names, per workload, the kernel modules it needs and the
-// config option that builds each. Distribution kernels build them as
-// modules (=m), and a guest has no module tree unless --modules gives one.
-var workloadModules = map[string][]kmod{
-	"bridge": {{"bridge", "CONFIG_BRIDGE"}, {"veth", "CONFIG_VETH"}},
-}
-
-type kmod struct {
-	name   string
-	option string
-}
 
 // A module is one module file put into the guest.
 type module struct {
@@ -41,8 +29,8 @@ type module struct {
 // Where the guest finds its modules: one file per module, loaded in the
 // order the file guestModuleOrder lists them.
 const (
-	guestModuleDir   = "kdelta/modules"
-	guestModuleOrder = "kdelta/modules/order"
+	guestModuleDir   = guest.ModuleDir
+	guestModuleOrder = guest.ModuleOrder
 )
 
 // moduleTree returns the directory to search for modules: dir/lib/modules/
@@ -201,68 +189,4 @@ func readModule(p string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return out, nil
-}
-
-// loadGuestModules loads, in the guest, every module the initramfs holds,
-// in order, and returns one line per module that failed.
-func loadGuestModules(root string) []string {
-	order, err := os.ReadFile(filepath.Join(root, guestModuleOrder))
-	if err != nil {
-		return nil
-	}
-	var failed []string
-	for _, name := range strings.Fields(string(order)) {
-		p := filepath.Join(root, guestModuleDir, name+".ko")
-		f, err := os.Open(p)
-		if err != nil {
-			failed = append(failed, fmt.Sprintf("%s: %v", name, err))
-			continue
-		}
-		if err := sys.LoadModule(int(f.Fd()), ""); err != nil {
-			failed = append(failed, fmt.Sprintf("%s: finit_module: %v", name, err))
-		}
-		f.Close()
-	}
-	return failed
-}
-
-// missingModules returns why workload w cannot run in the guest whose
-// root is root and whose config is cfg (nil when unknown), or "".
-func missingModules(root, w string, cfg map[string]string, loadErrs []string) string {
-	var missing []string
-	for _, m := range workloadModules[w] {
-		if _, err := os.Stat(filepath.Join(root, "sys", "module", m.name)); err == nil {
-			continue // loaded, or built in with parameters
-		}
-		switch v, known := cfg[m.option]; {
-		case cfg == nil:
-			// Nothing tells: let the workload try and report.
-		case known && v == "y":
-		case known && v == "m":
-			missing = append(missing, fmt.Sprintf("%s (%s=m, not loaded)", m.name, m.option))
-		default:
-			missing = append(missing, fmt.Sprintf("%s (%s is not set)", m.name, m.option))
-		}
-	}
-	if len(missing) == 0 {
-		return ""
-	}
-	r := "needs kernel modules the guest does not have: " + strings.Join(missing, ", ") +
-		"; give the kernel's modules with --modules DIR"
-	if len(loadErrs) > 0 {
-		r += " (loading failed: " + strings.Join(loadErrs, "; ") + ")"
-	}
-	return r
-}
-
-// parseConfigValues reads the CONFIG_X=v lines of a kernel config.
-func parseConfigValues(data []byte) map[string]string {
-	cfg := map[string]string{}
-	for _, l := range strings.Split(string(data), "\n") {
-		l = strings.TrimSpace(l)
-		if k, v, ok := strings.Cut(l, "="); ok && strings.HasPrefix(k, "CONFIG_") {
-			cfg[k] = strings.Trim(v, `"`)
-		}
-	}
-	return cfg
 }

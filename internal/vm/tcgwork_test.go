@@ -23,7 +23,7 @@ func TestTCGJob(t *testing.T) {
 	if len(notes) != 2 || !strings.Contains(notes[0], "instead of its default calls=10000000") || !strings.Contains(notes[0], "give syscall:calls=10000000 for the default") {
 		t.Errorf("notes %q: want one per spec changed, naming the default and how to ask for it", notes)
 	}
-	if _, err := got.specs(); err != nil {
+	if _, err := got.Workloads(); err != nil {
 		t.Errorf("the cut job does not parse: %v", err)
 	}
 	if same, notes := tcgJob(j, arches["amd64"]); same != j || notes != nil {

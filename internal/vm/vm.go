@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/guest"
 	"github.com/kdelta/kdelta/internal/kbuild"
 	"github.com/kdelta/kdelta/internal/outfile"
 	"github.com/kdelta/kdelta/internal/result"
@@ -196,7 +197,7 @@ func checkOptions(opt *Options) error {
 	if opt.Job == nil {
 		return errors.New("vm: nothing to run: give the guest's command after --, e.g. -- run syscall -r 5")
 	}
-	if _, err := opt.Job.specs(); err != nil {
+	if _, err := opt.Job.Workloads(); err != nil {
 		return fmt.Errorf("vm: guest run: %w", err)
 	}
 	if opt.Boots < 1 {
@@ -256,10 +257,10 @@ func prepare(opt *Options, dir string, emulated func(*arch, string) (bool, error
 	initrds := map[string]string{}
 	notes := map[string][]string{} // by kernel: how its job was cut to TCG's
 	needs := map[string]bool{}
-	if specs, err := opt.Job.specs(); err == nil {
+	if specs, err := opt.Job.Workloads(); err == nil {
 		for _, sp := range specs {
-			for _, m := range workloadModules[sp.Workload.Name()] {
-				needs[m.name] = true
+			for _, m := range guest.WorkloadModules[sp.Workload.Name()] {
+				needs[m.Name] = true
 			}
 		}
 	}

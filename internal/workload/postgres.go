@@ -17,8 +17,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/kdelta/kdelta/internal/sys"
 )
 
@@ -409,7 +407,7 @@ func (s *pgServer) run(cmd *exec.Cmd) (string, *os.ProcessState, error) {
 
 // start starts the postmaster as the server's user and returns a
 // connection once it accepts them.
-func (s *pgServer) start(ctx context.Context) (*pgx.Conn, error) {
+func (s *pgServer) start(ctx context.Context) (*pgConn, error) {
 	args := []string{"-D", s.data, "-k", s.dir, "-p", pgPort}
 	for _, c := range s.conf {
 		args = append(args, "-c", c)
@@ -456,10 +454,10 @@ func (s *pgServer) logTail() string {
 }
 
 // connect opens a connection over the socket.
-func (s *pgServer) connect(ctx context.Context) (*pgx.Conn, error) {
+func (s *pgServer) connect(ctx context.Context) (*pgConn, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	return pgx.Connect(ctx, fmt.Sprintf("host=%s port=%s user=%s dbname=%s sslmode=disable", s.dir, pgPort, pgDBUser, pgDB))
+	return pgDial(ctx, s.dir, pgPort, pgDBUser, pgDB)
 }
 
 // stop sends the postmaster sig (SIGINT: fast shutdown, with its
@@ -492,16 +490,16 @@ func (s *pgServer) close() {
 }
 
 // record notes the server's identity and settings in the run's info.
-func (s *pgServer) record(ctx context.Context, t *Task, c *pgx.Conn) error {
+func (s *pgServer) record(ctx context.Context, t *Task, c *pgConn) error {
 	t.Info("server_bindir", s.bin)
 	t.Info("server_user", s.user)
 	t.Info("server_listen", "unix socket only")
 	for _, name := range []string{"server_version", "shared_buffers", "max_connections", "fsync"} {
-		var val string
-		if err := c.QueryRow(ctx, "SHOW "+name).Scan(&val); err != nil {
+		row, err := c.queryRow(ctx, "SHOW "+name)
+		if err != nil {
 			return fmt.Errorf("SHOW %s: %w", name, err)
 		}
-		t.Info(name, val)
+		t.Info(name, row[0])
 	}
 	return nil
 }
@@ -511,19 +509,22 @@ func (s *pgServer) record(ctx context.Context, t *Task, c *pgx.Conn) error {
 var pgStatNames = []string{"xact_commit", "xact_rollback", "blks_read", "blks_hit", "tup_returned", "tup_fetched", "tup_inserted", "tup_updated", "tup_deleted"}
 
 // stats reads the database's pg_stat_database counters.
-func pgStats(ctx context.Context, c *pgx.Conn) (map[string]float64, error) {
-	vals := make([]int64, len(pgStatNames))
-	ptrs := make([]any, len(vals))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
+func pgStats(ctx context.Context, c *pgConn) (map[string]float64, error) {
 	q := "SELECT " + strings.Join(pgStatNames, ", ") + " FROM pg_stat_database WHERE datname = current_database()"
-	if err := c.QueryRow(ctx, q).Scan(ptrs...); err != nil {
+	row, err := c.queryRow(ctx, q)
+	if err == nil && len(row) != len(pgStatNames) {
+		err = fmt.Errorf("%d columns, want %d", len(row), len(pgStatNames))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("pg_stat_database: %w", err)
 	}
 	m := map[string]float64{}
 	for i, n := range pgStatNames {
-		m[n] = float64(vals[i])
+		v, err := strconv.ParseInt(row[i], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("pg_stat_database: %s: %w", n, err)
+		}
+		m[n] = float64(v)
 	}
 	return m, nil
 }
@@ -532,11 +533,14 @@ func pgStats(ctx context.Context, c *pgx.Conn) (map[string]float64, error) {
 // that the backends of a finished client have flushed their counters
 // (they do as they exit, just after leaving pg_stat_activity: hence the
 // short pause).
-func pgClientsGone(ctx context.Context, c *pgx.Conn) error {
+func pgClientsGone(ctx context.Context, c *pgConn) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var n int
-		err := c.QueryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()").Scan(&n)
+		row, err := c.queryRow(ctx, "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
+		if err != nil {
+			return fmt.Errorf("pg_stat_activity: %w", err)
+		}
+		n, err := strconv.Atoi(row[0])
 		if err != nil {
 			return fmt.Errorf("pg_stat_activity: %w", err)
 		}
@@ -562,7 +566,7 @@ func (s *pgServer) session(ctx context.Context, t *Task, tool, loadWhat string, 
 	if err != nil {
 		return "", err
 	}
-	c.Close(ctx)
+	c.close()
 	if _, _, err := s.run(s.clientCmd(tool, load...)); err != nil {
 		return "", fmt.Errorf("%s: %w", loadWhat, err)
 	}
@@ -574,7 +578,7 @@ func (s *pgServer) session(ctx context.Context, t *Task, tool, loadWhat string, 
 	if c, err = s.start(ctx); err != nil {
 		return "", err
 	}
-	defer c.Close(ctx)
+	defer c.close()
 	if err := s.record(ctx, t, c); err != nil {
 		return "", err
 	}

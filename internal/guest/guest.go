@@ -1,4 +1,11 @@
-package vm
+// Package guest is kdelta as the /init of a kernel booted by vm: it
+// mounts the kernel's file systems, runs the job the host put in the
+// initramfs with the normal runner, and sends the result set home over
+// a serial port. It imports only what measures (workloads, the runner,
+// counters, the fingerprint, sys), so that cmd/kdelta-guest, the binary
+// vm puts in the initramfs, carries no store, queue, web or browser
+// (TestGuestIsLean).
+package guest
 
 import (
 	"bytes"
@@ -22,8 +29,8 @@ import (
 
 // The ports of the guest: the console (kernel messages, /init's output)
 // and the result channel, each a port its architecture's distribution
-// kernels build in (virtio-console is a module): see arches.
-var guestChannel = guestChannelDev()
+// kernels build in (virtio-console is a module): see channels.
+var guestChannel = channel()
 
 // IsGuest tells whether this process is kdelta running as a guest's /init:
 // the kernel started it as process 1 (or as /init) and the initramfs holds
@@ -33,11 +40,11 @@ func IsGuest() bool {
 	if os.Getpid() != 1 && (len(os.Args) == 0 || os.Args[0] != "/init") {
 		return false
 	}
-	_, err := os.Stat("/" + guestJob)
+	_, err := os.Stat("/" + JobFile)
 	return err == nil
 }
 
-// GuestMain is /init in a guest: it mounts the kernel's file systems, runs
+// Main is /init in a guest: it mounts the kernel's file systems, runs
 // the job with the normal runner (each measured run in a child, the kdelta
 // binary re-executed, as on a host), takes the fingerprint from inside the
 // guest, sends the result set to the host as a frame over the second
@@ -45,7 +52,7 @@ func IsGuest() bool {
 // loader's /init (Options.KexecFrom) runs nothing: it says its boot, loads
 // the kernel its initramfs carries and reboots into it, whose /init says
 // its boot in turn before it runs the job.
-func GuestMain() int {
+func Main() int {
 	con := os.Stdout
 	var ch *os.File
 	send := func(kind string, payload []byte) {
@@ -57,7 +64,7 @@ func GuestMain() int {
 		// VT220 port is also a console): hold them off the consoles while
 		// the frame goes out.
 		_ = os.WriteFile("/proc/sys/kernel/printk", []byte("1\n"), 0)
-		if err := writeFrame(ch, kind, payload); err != nil {
+		if err := WriteFrame(ch, kind, payload); err != nil {
 			fmt.Fprintf(con, "kdelta guest: write %s: %v\n", guestChannel, err)
 		}
 		if err := sys.Drain(int(ch.Fd())); err != nil {
@@ -67,7 +74,7 @@ func GuestMain() int {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(con, "kdelta guest: panic: %v\n%s", r, debug.Stack())
-			send(frameError, []byte(fmt.Sprintf("kdelta panicked in the guest: %v", r)))
+			send(FrameError, []byte(fmt.Sprintf("kdelta panicked in the guest: %v", r)))
 		}
 		powerOff(con)
 	}()
@@ -90,7 +97,7 @@ func GuestMain() int {
 	j, err := readGuestJob()
 	if err != nil {
 		fmt.Fprintf(con, "kdelta guest: %v\n", err)
-		send(frameError, []byte(err.Error()))
+		send(FrameError, []byte(err.Error()))
 		return 1
 	}
 	if j.ReportBoot {
@@ -99,32 +106,32 @@ func GuestMain() int {
 	if j.RootFS == RootFSHost {
 		if err := enterHostRoot(con); err != nil {
 			fmt.Fprintf(con, "kdelta guest: %v\n", err)
-			send(frameError, []byte(err.Error()))
+			send(FrameError, []byte(err.Error()))
 			return 1
 		}
 	}
 	if j.Kexec != nil {
 		err := kexecInto(con, j.Kexec, send)
 		fmt.Fprintf(con, "kdelta guest: %v\n", err)
-		send(frameError, []byte(err.Error()))
+		send(FrameError, []byte(err.Error()))
 		return 1
 	}
 	set, err := runGuestJob(con, j)
 	if err != nil {
 		fmt.Fprintf(con, "kdelta guest: %v\n", err)
-		send(frameError, []byte(err.Error()))
+		send(FrameError, []byte(err.Error()))
 		return 1
 	}
 	var z bytes.Buffer
 	zw := gzip.NewWriter(&z)
 	if err := json.NewEncoder(zw).Encode(set); err != nil {
-		send(frameError, []byte(fmt.Sprintf("encode the result set: %v", err)))
+		send(FrameError, []byte(fmt.Sprintf("encode the result set: %v", err)))
 		return 1
 	}
 	zw.Close()
 	fmt.Fprintf(con, "kdelta guest: sending the result set (%d bytes)\n", z.Len())
 	t0 := time.Now()
-	send(frameResult, z.Bytes())
+	send(FrameResult, z.Bytes())
 	fmt.Fprintf(con, "kdelta guest: sent in %.2f s\n", time.Since(t0).Seconds())
 	return 0
 }
@@ -156,13 +163,13 @@ func mountAll(con *os.File) {
 
 // readGuestJob reads the guest's job.
 func readGuestJob() (*Job, error) {
-	b, err := os.ReadFile("/" + guestJob)
+	b, err := os.ReadFile("/" + JobFile)
 	if err != nil {
 		return nil, fmt.Errorf("read the job: %w", err)
 	}
-	j, err := unmarshalJob(b)
+	j, err := UnmarshalJob(b)
 	if err != nil {
-		return nil, fmt.Errorf("/%s: %w", guestJob, err)
+		return nil, fmt.Errorf("/%s: %w", JobFile, err)
 	}
 	return j, nil
 }
@@ -176,7 +183,7 @@ func runGuestJob(con *os.File, j *Job) (*result.Set, error) {
 	for _, e := range loadErrs {
 		fmt.Fprintf(con, "kdelta guest: module %s\n", e)
 	}
-	specs, err := j.specs()
+	specs, err := j.Workloads()
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +225,12 @@ func runGuestJob(con *os.File, j *Job) (*result.Set, error) {
 	if err := runner.Check(opt); err != nil {
 		return nil, err
 	}
-	if j.Monitors != "" {
+	switch {
+	case j.Counters != nil:
+		if err := guestCounters(con, opt, *j.Counters, j.Monitors); err != nil {
+			return nil, err
+		}
+	case j.Monitors != "":
 		if err := guestMonitors(con, opt, j.Monitors); err != nil {
 			return nil, err
 		}
@@ -264,6 +276,25 @@ func guestMonitors(con *os.File, opt *runner.Options, list string) error {
 	hook := counter.Hook(nil, counter.Options{}, mons, "/")
 	opt.OnReady, opt.OnReadyWarmup = hook, hook
 	counter.SessionSchedstats(counter.EnablesSchedstats(list, mons), "/", func(err error) { fmt.Fprintf(con, "kdelta guest: %v\n", err) })
+	return nil
+}
+
+// guestCounters counts the job's perf events on every run (and its
+// probes on warm-ups), with its monitors, as kdelta run does on a host,
+// and records them in the set's run conditions. Like guestMonitors it
+// leaves schedstats on.
+func guestCounters(con *os.File, opt *runner.Options, cs counter.Setup, monitors string) error {
+	cs.Monitor = monitors
+	if cs.Monitor == "" {
+		cs.Monitor = "none"
+	}
+	measured, warmup, schedstat, err := cs.Hooks(opt.CPUs, false, opt.Env)
+	if err != nil {
+		return err
+	}
+	opt.OnReady, opt.OnReadyWarmup = measured, warmup
+	opt.Conditions = cs.Conditions(true)
+	counter.SessionSchedstats(schedstat, "/", func(err error) { fmt.Fprintf(con, "kdelta guest: %v\n", err) })
 	return nil
 }
 
