@@ -247,7 +247,7 @@ func (x *untilBoots) stops(sets []*result.Set) []string {
 		}
 		var why string
 		switch {
-		case q.n.Clear():
+		case q.n.Clear() && min(ba, bb) >= MinBoots:
 			why = "clear after " + each + ": " + bootsVerdict(q.n)
 		case max(ba, bb) >= x.u.MaxBoots:
 			why = fmt.Sprintf("reached --max-boots %d: %s", x.u.MaxBoots, bootsVerdict(q.n))
