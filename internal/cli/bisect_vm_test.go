@@ -204,7 +204,9 @@ func TestBisectRunVMSkipped(t *testing.T) {
 // boot is followed by a second, whose runs join the first's, numbered on
 // and marked with their boot; one run against five can never be decided,
 // nor two against five (the smallest two-sided p is 2/21), so there are
-// exactly two boots and the answer is 125. A fall-back to TCG, if any, is
+// exactly two boots and the answer is 125 — with the runs judged as
+// independent (--session-noise 0), as the rank test does; under a prior
+// session noise one run a side can be judged. A fall-back to TCG, if any, is
 // said once, not once per boot.
 func TestBisectRunVMSecondBoot(t *testing.T) {
 	t.Parallel()
@@ -214,7 +216,7 @@ func TestBisectRunVMSecondBoot(t *testing.T) {
 	referenceSet(t, good, spec, 1000, 1010, 990, 1000, 1020)
 	out := filepath.Join(dir, "step.json")
 	code, stdout, stderr, boots := bisectVM(t, "--good", good, "--workload", spec,
-		"-r", "1", "--max-runs", "2", "--warmup", "0", "-o", out)
+		"-r", "1", "--max-runs", "2", "--warmup", "0", "--session-noise", "0", "-o", out)
 	if code != 125 {
 		t.Errorf("exit %d, want 125", code)
 	}

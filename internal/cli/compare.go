@@ -54,23 +54,12 @@ func newCompareCmd() *cobra.Command {
 				return err
 			}
 			opt := compare.Options{Stats: so, Noise: refs.Noise, Metrics: cf.metrics, SessionNoise: given}
-			var first *compare.Result
-			if len(args) == 0 {
-				if len(and) > 0 || withProfile {
-					return errors.New("compare: --and and --profile need the sets named")
-				}
-				first, err = previousBoot(refs, opt, c.ErrOrStderr())
-			} else {
-				first, err = compare.Files(args, refs.Side, opt)
+			if len(args) == 0 && (len(and) > 0 || withProfile) {
+				return errors.New("compare: --and and --profile need the sets named")
 			}
+			first, second, err := compareSides(refs, opt, args, and, c.ErrOrStderr())
 			if err != nil {
 				return err
-			}
-			var second *compare.Result
-			if len(and) > 0 {
-				if second, err = compare.Files(and, refs.Side, opt); err != nil {
-					return err
-				}
 			}
 			err = report.ToFile(output, c.OutOrStdout(), func(out io.Writer) error {
 				if second != nil {
@@ -104,6 +93,21 @@ func newCompareCmd() *cobra.Command {
 	f.BoolVar(&plot, "plot", false, "append a text strip plot of each metric's runs, a line per set")
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (--format html: one self-contained page)")
 	return c
+}
+
+// compareSides is the comparison of the sets named (none: the newest
+// with the previous boot's) and, with --and, the second one.
+func compareSides(refs *resolve.Resolver, opt compare.Options, args, and []string, stderr io.Writer) (first, second *compare.Result, err error) {
+	if len(args) == 0 {
+		first, err = previousBoot(refs, opt, stderr)
+	} else {
+		first, err = compare.Files(args, refs.Side, opt)
+	}
+	if err != nil || len(and) == 0 {
+		return first, nil, err
+	}
+	second, err = compare.Files(and, refs.Side, opt)
+	return first, second, err
 }
 
 // previousBoot compares the newest stored set with the previous boot's

@@ -29,6 +29,12 @@ func vmModules(t *testing.T, kernel string) string {
 // vm's output.
 func vmSets(t *testing.T, appends []string, args ...string) ([]*result.Set, string) {
 	t.Helper()
+	return vmSetsWith(t, nil, appends, args...)
+}
+
+// vmSetsWith is vmSets with more flags of kdelta vm (a --guest-binary).
+func vmSetsWith(t *testing.T, flags, appends []string, args ...string) ([]*result.Set, string) {
+	t.Helper()
 	kernel := vmKernel(t)
 	modules := vmModules(t, kernel)
 	out := filepath.Join(t.TempDir(), "out")
@@ -36,7 +42,7 @@ func vmSets(t *testing.T, appends []string, args ...string) ([]*result.Set, stri
 	// emulated 6.1 guest once stalled in RCU and hung to kdelta vm's
 	// 30-minute default. A failed boot is tried once more,
 	// its output logged.
-	cmdline := []string{"vm", "--kernel", kernel, "--modules", modules, "--no-store", "-o", out, "--timeout", "2m"}
+	cmdline := append([]string{"vm", "--kernel", kernel, "--modules", modules, "--no-store", "-o", out, "--timeout", "2m"}, flags...)
 	for _, a := range appends {
 		cmdline = append(cmdline, "--append", a)
 	}
@@ -162,7 +168,9 @@ func TestFuncLatencyVMRestores(t *testing.T) {
 	t.Parallel() // a guest of its own: the boots of the vm tests overlap
 	const n = 5
 	nested := "command:cmd=/proc/1/exe "
-	sets, out := vmSets(t, []string{""}, "run",
+	// The guest's /init is the whole kdelta here, so that it runs
+	// itself (the lean kdelta-guest runs nothing but the job).
+	sets, out := vmSetsWith(t, []string{"--guest-binary", kdeltaBinary(t)}, []string{""}, "run",
 		nested+"run rcu:calls=5 -r 1 --warmup 0 --no-store --funclatency synchronize_rcu --funclatency-scope tasks,regex=runs: (\\d+) calls",
 		nested+"run command:cmd=/nonexistent -r 1 --warmup 0 --no-store --funclatency synchronize_rcu,regex=run (\\d+) failed",
 		nested+"run rcu:calls=1000000 -r 1 --warmup 0 --no-store --funclatency synchronize_rcu",

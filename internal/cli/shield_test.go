@@ -588,7 +588,9 @@ func TestShieldCgroupV2(t *testing.T) {
 	bin := kdeltaBinary(t)
 	out := t.TempDir()
 	inner := "command:cmd='/proc/self/exe run --no-store syscall:calls=100000 -r 1 --warmup 0 --shield 1 --counters none --monitor none',regex='cgroup v2 isolated partition; tasks (\\d+) moved'"
-	cmd := exec.Command(bin, "vm", "--kernel", kernel, "--cpus", "2", "--no-store", "-o", out, "--", "run", "-r", "2", "--warmup", "0", inner)
+	// The whole kdelta is the guest's /init, so that the guest runs it
+	// again as a command (the lean kdelta-guest runs nothing but the job).
+	cmd := exec.Command(bin, "vm", "--kernel", kernel, "--cpus", "2", "--guest-binary", bin, "--no-store", "-o", out, "--", "run", "-r", "2", "--warmup", "0", inner)
 	b, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("kdelta vm: %v\n%s", err, b)
