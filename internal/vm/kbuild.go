@@ -7,7 +7,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/kbuild"
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -149,13 +151,16 @@ func (sr *Series) WriteCommits(w io.Writer, so stats.Options) {
 				continue
 			}
 			c := n.Comparison
+			// The verdict carries its caveat where it is printed: builds
+			// booted under TCG are not the hardware's timing.
+			c.Emulated = compare.Emulated(after) || compare.Emulated(before)
 			bench := strings.TrimSpace(h.Workload + " " + result.FormatParams(h.Params))
 			line := fmt.Sprintf("step at commit %.12s (%s): %s %s", after.Labels[LabelCommit], after.Labels[LabelSubject], bench, h.Metric.Name)
 			if c.A.N == 0 {
 				line += fmt.Sprintf(" %+.1f%% (change point) against %.12s; not compared: %s", 100*n.Step.Change, before.Labels[LabelCommit], n.Why)
 			} else {
 				line += fmt.Sprintf(" %+.1f%% [%+.1f%%, %+.1f%%] against %.12s (%s), %s; design: %d and %d boots, %d and %d runs",
-					100*c.Change, 100*c.CI[0], 100*c.CI[1], before.Labels[LabelCommit], before.Labels[LabelSubject], c.Verdict,
+					100*c.Change, 100*c.CI[0], 100*c.CI[1], before.Labels[LabelCommit], before.Labels[LabelSubject], report.VerdictText(c),
 					c.Design.Sessions[0], c.Design.Sessions[1], c.Design.Runs[0], c.Design.Runs[1])
 				if c.Design.NoiseUnknown {
 					line += ", session noise unknown"

@@ -130,19 +130,28 @@ func TestBisectRunBuild(t *testing.T) {
 	testKernelTools(t)
 	dir := kbuildtest.Source(t)
 	hs := kbuildtest.Branch(t, dir, "kdelta-bisect", kbuildtest.BisectEdits)
-	out := t.TempDir()
-	// Emulated timings on a loaded machine spread widely: the good set
-	// has two boots, and a change must pass ±100% to count (udelay(2)
-	// multiplies an emulated getppid's cost several times).
+	// Emulated timings on a loaded machine spread widely, and two
+	// boots' means drift apart by half their value: a harmless commit
+	// judged against the good set alone (one degree of freedom from two
+	// boots) stays undecided. As a bisection is run, the good and the
+	// bad reference are both measured (the base, and the branch's tip,
+	// which carries the slow getppid()), three boots each, and a step
+	// is judged by which of the two its interval lies nearer to.
 	run := []string{"--", "run", "syscall:calls=200000", "-r", "5", "--warmup", "1"}
-	if stdout, _, err := kdeltaBuilt(t, append([]string{"vm", "--kernel", "git:" + dir + "@" + kbuildtest.BaseTag,
-		"--config", "tinyconfig", "--accel", "tcg", "--boots", "2", "--timeout", "10m", "-o", out}, run...)...); err != nil {
-		t.Fatalf("good set: %v\n%s", err, stdout)
+	measure := func(rev string) string {
+		t.Helper()
+		out := t.TempDir()
+		if stdout, _, err := kdeltaBuilt(t, append([]string{"vm", "--kernel", "git:" + dir + "@" + rev,
+			"--config", "tinyconfig", "--accel", "tcg", "--boots", "3", "--timeout", "10m", "-o", out}, run...)...); err != nil {
+			t.Fatalf("the set of %s: %v\n%s", rev, err, stdout)
+		}
+		sets, _ := filepath.Glob(filepath.Join(out, "*.json"))
+		if len(sets) != 1 {
+			t.Fatalf("the set files of %s: %v", rev, sets)
+		}
+		return sets[0]
 	}
-	good, _ := filepath.Glob(filepath.Join(out, "*.json"))
-	if len(good) != 1 {
-		t.Fatalf("good set files %v", good)
-	}
+	good, bad := measure(kbuildtest.BaseTag), measure("kdelta-bisect")
 	// git bisect runs in the test's repository and is reset at the end.
 	kbuildtest.Git(t, dir, "bisect", "reset")
 	kbuildtest.Git(t, dir, "bisect", "start", "kdelta-bisect", kbuildtest.BaseTag)
@@ -150,7 +159,7 @@ func TestBisectRunBuild(t *testing.T) {
 	script := filepath.Join(t.TempDir(), "step.sh")
 	body := "#!/bin/sh\nexec env XDG_CACHE_HOME=" + t.TempDir() + " XDG_DATA_HOME=" + t.TempDir() + " KDELTA_STORE= " +
 		kbuild.CacheEnv + "=" + kbuildtest.BuildCache() + " " + staticKdelta(t) +
-		" bisect-run --build --config tinyconfig --good " + good[0] + " --workload syscall:calls=200000 --threshold 100% -r 5\n"
+		" bisect-run --build --config tinyconfig --good " + good + " --bad " + bad + " --workload syscall:calls=200000 -r 5\n"
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
