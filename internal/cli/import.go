@@ -18,7 +18,7 @@ func newImportCmd() *cobra.Command {
 	var rf recordFlags
 	c := &cobra.Command{
 		Use:   "import FILE... [-o out.json]",
-		Short: "Read perf stat, perf bench, stress-ng, hackbench, Go benchmark output or a pasted table",
+		Short: "Read perf stat, perf bench, stress-ng, hackbench, schbench, cyclictest, Go benchmark output or a pasted table",
 		Long:  longHelp("import"),
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {

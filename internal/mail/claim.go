@@ -368,7 +368,10 @@ func (c *Claim) check(what string, change float64, higher bool, test string) Che
 // judges the difference as kdelta compare does.
 func (c *Claim) checkPair(p pair) Check {
 	what := fmt.Sprintf("%s %s, %s -> %s", p.workload, p.metric.Name, orNone(p.va), orNone(p.vb))
-	cmp, err := compare.Metric(p.a, p.b, p.metric.Name, compare.Options{RunsOnly: true})
+	// The verdict follows compare's rule: one session a side is judged
+	// with the session noise assumed for the sets' kind of machine (a
+	// mail's have no fingerprint), and says so.
+	cmp, err := compare.MetricIn(p.sa, p.a, p.sb, p.b, p.metric.Name, compare.Options{})
 	if err != nil {
 		sa, oka := p.a.Summaries[p.metric.Name]
 		sb, okb := p.b.Summaries[p.metric.Name]
@@ -388,7 +391,11 @@ func (c *Claim) checkPair(p pair) Check {
 			k.Test += "; the table gives no direction: read as the claim's word says"
 		}
 	}
-	k.Differ = cmp.A.N > 1 && cmp.B.N > 1 && !math.IsNaN(cmp.P) && cmp.P < cmp.Options.Alpha
+	// Whether the figures differ beyond their own spreads is a statement
+	// of the runs alone, so it is tested with the runs as independent.
+	if runs, err := compare.Metric(p.a, p.b, p.metric.Name, compare.Options{RunsOnly: true}); err == nil {
+		k.Differ = runs.A.N > 1 && runs.B.N > 1 && !math.IsNaN(runs.P) && runs.P < runs.Options.Alpha
+	}
 	return k
 }
 
@@ -423,11 +430,21 @@ func judge(p pair, cmp stats.Comparison) string {
 	if !math.IsNaN(cmp.CI[0]) && !math.IsInf(cmp.CI[0], 0) && !math.IsInf(cmp.CI[1], 0) {
 		fmt.Fprintf(&b, ", 95%% CI %+.2f%% .. %+.2f%%", 100*cmp.CI[0], 100*cmp.CI[1])
 	}
-	b.WriteString("); one session a side: runs taken as independent, session noise unknown")
+	b.WriteString("); one session a side")
+	if a := cmp.Design.Noise.Assumption(); a != "" {
+		b.WriteString(", " + a)
+	} else if cmp.Design.NoiseUnknown {
+		b.WriteString(", session noise unknown")
+	} else if cmp.Design.Noise.Known() {
+		fmt.Fprintf(&b, ", session noise ±%.1f%%", 100*cmp.Design.Noise.SD)
+	}
 	return b.String()
 }
 
 func testName(cmp stats.Comparison) string {
+	if cmp.Design.Noise.Known() && !cmp.Design.Shared {
+		return "t over sessions"
+	}
 	if cmp.Options.Test == stats.TestWelch {
 		return "Welch"
 	}

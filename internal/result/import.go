@@ -46,6 +46,8 @@ var importers = []importer{
 	{"stress-ng", "stress-ng --metrics or --metrics-brief output", detectStressNG, readStressNG},
 	{"stress-ng-yaml", "stress-ng --yaml output", detectStressNGYAML, readStressNGYAML},
 	{"hackbench", "rt-tests hackbench output", detectHackbench, readHackbench},
+	{"schbench", "schbench output (its percentile blocks)", detectSchbench, readSchbench},
+	{"cyclictest", "rt-tests cyclictest output (its per-thread lines)", detectCyclictest, readCyclictest},
 	{"benchfmt", "Go benchmark format (go test -bench)", detectBenchfmt, readBenchfmt},
 	{"table", "a Markdown or ASCII table with a header row", detectTable, readTable},
 }

@@ -152,3 +152,19 @@ func FuzzImportTableShapes(f *testing.F) {
 		}
 	})
 }
+
+func FuzzImportSchbench(f *testing.F) {
+	addSeeds(f, "schbench*")
+	f.Add([]byte("RPS percentiles (requests) runtime 1 (s) (1 total samples)\n\t* 50.0th: 1 (1 samples)\n\t  min=1, max=1\naverage rps: 1\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkImport(t, data, "schbench")
+	})
+}
+
+func FuzzImportCyclictest(f *testing.F) {
+	addSeeds(f, "cyclictest*")
+	f.Add([]byte("# Min Latencies: 00001 00002\n# Avg Latencies: 00003 00004\n# Max Latencies: 00005\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkImport(t, data, "cyclictest")
+	})
+}

@@ -153,7 +153,7 @@ func metric(t *testing.T, b *Benchmark, name string) Metric {
 }
 
 func TestFormats(t *testing.T) {
-	want := []string{"perf-stat", "perf-stat-csv", "perf-stat-json", "perf-bench", "stress-ng", "stress-ng-yaml", "hackbench", "benchfmt", "table"}
+	want := []string{"perf-stat", "perf-stat-csv", "perf-stat-json", "perf-bench", "stress-ng", "stress-ng-yaml", "hackbench", "schbench", "cyclictest", "benchfmt", "table"}
 	if got := Formats(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("Formats() = %v, want %v", got, want)
 	}
@@ -172,6 +172,8 @@ func TestDetect(t *testing.T) {
 		{`^stress-ng.*\.yaml$`, "stress-ng-yaml"},
 		{`^stress-ng.*\.txt$`, "stress-ng"},
 		{`^hackbench`, "hackbench"},
+		{`^schbench`, "schbench"},
+		{`^cyclictest`, "cyclictest"},
 		{`^benchfmt`, "benchfmt"},
 		{`^seed-001`, "perf-stat"},
 		{`^seed-00[02]`, "table"},
