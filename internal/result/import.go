@@ -119,6 +119,13 @@ func importSet(name string, data []byte, format string) (*Set, bool, error) {
 			}
 		}
 	}
+	if f := checkValues(s, true); f != nil {
+		line := in.lineOf(f)
+		if line == 0 {
+			line = in.firstLine()
+		}
+		return nil, false, in.errorf(line, "%s: %s %s %s; refused, not guessed", f.workload, f.where, strconv.FormatFloat(f.v, 'g', 6, 64), f.reason)
+	}
 	sum := sha256.Sum256(data)
 	s.ID = s.Created.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(sum[:6])
 	if err := s.Check(); err != nil {

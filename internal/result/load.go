@@ -178,5 +178,8 @@ func (s *Set) Check() error {
 			}
 		}
 	}
+	if f := checkValues(s, false); f != nil {
+		return f
+	}
 	return nil
 }
