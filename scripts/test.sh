@@ -28,9 +28,17 @@ step() {
 	step_start=$(date +%s)
 	printf '\n== %s\n' "$*"
 }
+# Every top-level test's seconds, from the go test runs below, for the
+# table of the slowest at the end.
+test_times=$(mktemp)
 summary() {
 	local rc=$?
 	step_end
+	if [ -s "$test_times" ]; then
+		printf '\n== the 15 slowest tests\n'
+		sort -rn "$test_times" | head -n 15 | awk -F '\t' '{ printf "%7.1f s  %s %s\n", $1, $2, $3 }'
+	fi
+	rm -f "$test_times"
 	printf '\n== step times (exit %d)\n' "$rc"
 	printf '%s\n' "${step_times[@]}"
 	printf '%5d s  in all\n' "$(($(date +%s) - script_start))"
@@ -77,6 +85,10 @@ GOBIN="$(go env GOPATH)/bin" go install golang.org/x/perf/cmd/benchstat@v0.0.0-2
 GOBIN="$(go env GOPATH)/bin" go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 GOBIN="$(go env GOPATH)/bin" go install golang.org/x/tools/cmd/deadcode@v0.52.0
 export PATH="$(go env GOPATH)/bin:$PATH"
+# go test -json through slowtests prints what plain go test prints and
+# keeps each test's time (the tests' table at the end).
+slowtests="$(go env GOPATH)/bin/kdelta-slowtests"
+go build -o "$slowtests" ./scripts/slowtests
 # Every test that lacks something fails instead of skipping (internal/testenv):
 # this script installs what the tests need, so a skip would hide a test.
 export CI=${CI:-true}
@@ -162,7 +174,10 @@ export KDELTA_TEST_KERNEL
 echo "vm tests boot $KDELTA_TEST_KERNEL"
 
 # The race step below skips these tests (see there); they run here, once.
-race_skip='^(TestVMKexec|TestKVMAbortFallsBack|TestKVMAbortCLI|TestVMModules|TestRPMKernel|TestContextSwitchOneSwitchPerHandoff|TestStubsMatchLinux|TestVMJobUntilConclusive)$'
+# The tests of kernels built from a tree (internal/vm's kbuild_e2e_test.go
+# and ending_test.go) build and boot under TCG for minutes: they run once,
+# here, not under the race detector too.
+race_skip='^(TestVMKexec|TestKVMAbortFallsBack|TestKVMAbortCLI|TestVMModules|TestRPMKernel|TestContextSwitchOneSwitchPerHandoff|TestStubsMatchLinux|TestVMJobUntilConclusive|TestVMBuiltKernel|TestSeriesBuilt|TestBisectRunBuild|TestRootFSHost|TestGuestEndsAfterResult)$'
 # Packages whose tests make no claim about time or the kernel's work (a
 # job queue, qemu guests, web pages): the race step runs all of them but
 # the tests above, so they run here only for those, not twice.
@@ -171,8 +186,8 @@ race_only='/internal/(lab|vm|web|browsertest)$'
 step "tests"
 # One package at a time: several tests write kernel knobs (rcu_expedited,
 # rcutree) or time latencies that another package would disturb.
-go test -count=1 -p 1 -timeout 25m $(go list ./... | grep -vE "$race_only")
-go test -count=1 -p 1 -timeout 10m -run "$race_skip" $(go list ./... | grep -E "$race_only")
+go test -json -count=1 -p 1 -timeout 25m $(go list ./... | grep -vE "$race_only") | "$slowtests" "$test_times"
+go test -json -count=1 -p 1 -timeout 10m -run "$race_skip" $(go list ./... | grep -E "$race_only") | "$slowtests" "$test_times"
 
 step "race detector on the packages with concurrency (the ppc64le tests under qemu-user beside it)"
 # The portable tests on ppc64le under qemu-user run in the background: pure
@@ -231,7 +246,7 @@ CGO_ENABLED=1 go build -race ./cmd/... ./internal/...
 # atexit_sleep_ms, 1000 by default), and these tests start hundreds of
 # re-executed test binaries as children: 63 s of runner's 73 were those
 # sleeps.
-GORACE="${GORACE:+$GORACE }atexit_sleep_ms=0" CGO_ENABLED=1 go test -count=1 -p 1 -race -timeout 15m -skip "$race_skip" $race_pkgs
+GORACE="${GORACE:+$GORACE }atexit_sleep_ms=0" CGO_ENABLED=1 go test -json -count=1 -p 1 -race -timeout 15m -skip "$race_skip" $race_pkgs | "$slowtests" "$test_times"
 
 step "portable tests on ppc64le under qemu-user (the rest of it)"
 ppc_rc=0

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/doctest"
 	"github.com/kdelta/kdelta/internal/kbuild"
 	"github.com/kdelta/kdelta/internal/kbuild/kbuildtest"
 	"github.com/kdelta/kdelta/internal/result"
@@ -106,6 +107,14 @@ func TestSeriesBuilt(t *testing.T) {
 	}
 	if !strings.Contains(steps[0], kbuildtest.Short(hs[2])) || !strings.Contains(steps[0], kbuildtest.SeriesEdits[2].Subject) {
 		t.Errorf("the step %q does not name the third commit %s (%s)", steps[0], kbuildtest.Short(hs[2]), kbuildtest.SeriesEdits[2].Subject)
+	}
+	// The README shows this series: it says what kdelta prints.
+	ex, err := doctest.Find([]string{"../../README.md"}, "series-built")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ex.Match(0, stdout); d != "" {
+		t.Error(d)
 	}
 }
 
