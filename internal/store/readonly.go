@@ -15,6 +15,11 @@ import (
 // than this kdelta's is refused with what upgrades it. A PostgreSQL store
 // is opened as Open does.
 func OpenReadOnly(ctx context.Context, loc string) (Store, error) {
+	// The readers refuse another scheme as the writers do, never naming
+	// the URL (which may hold a password).
+	if err := CheckLocation(loc); err != nil {
+		return nil, err
+	}
 	if IsPostgres(loc) {
 		return openPostgres(ctx, loc)
 	}
