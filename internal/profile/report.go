@@ -47,10 +47,10 @@ var (
 	// badRowRE is a row whose share is no percentage perf writes: a
 	// negative one, NaN or inf. A call-graph line ("--12.5%--f") starts
 	// with two dashes and is not one.
-	badRowRE = regexp.MustCompile(`^\s*((?:-\d[\d.]*|[-+]?(?i:nan|inf|infinity))%)(?:\s|$)`)
-	samplesRE  = regexp.MustCompile(`^#\s*Samples:\s*(\d+(?:\.\d+)?)([KMG]?)\s+of event '([^']*)'`)
-	quoteRE    = regexp.MustCompile(`^(?:>\s?)+`)
-	dotsRE     = regexp.MustCompile(`^[#.\s]*\.{3,}[#.\s]*$`)
+	badRowRE  = regexp.MustCompile(`^\s*((?:-\d[\d.]*|[-+]?(?i:nan|inf|infinity))%)(?:\s|$)`)
+	samplesRE = regexp.MustCompile(`^#\s*Samples:\s*(\d+(?:\.\d+)?)([KMG]?)\s+of event '([^']*)'`)
+	quoteRE   = regexp.MustCompile(`^(?:>\s?)+`)
+	dotsRE    = regexp.MustCompile(`^[#.\s]*\.{3,}[#.\s]*$`)
 )
 
 // ParseReport reads the text of `perf report --stdio`, as perf prints it
