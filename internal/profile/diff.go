@@ -106,13 +106,13 @@ func Aggregate(side Side) (Summary, []Entry) {
 			continue
 		}
 		ps = append(ps, p)
-		sum.Warnings = append(sum.Warnings, p.Warnings...)
 		if p.Event != "" && !events[p.Event] {
 			events[p.Event] = true
 			sum.Events = append(sum.Events, p.Event)
 		}
 	}
 	sum.N = len(ps)
+	sum.Warnings = sideWarnings(ps)
 	if sum.N == 0 {
 		return sum, nil
 	}
@@ -235,6 +235,10 @@ const (
 	// is cut: the symbol was under its smallest listed share.
 	MarkBelowA = "below cut-off in A"
 	MarkBelowB = "below cut-off in B"
+	// MarkFew: sampled on one side only, but so seldom that a symbol of
+	// the same share on both sides leaves the other side empty more often
+	// than FewAlpha (see tooFew): the samples cannot tell new or gone.
+	MarkFew = "too few samples"
 )
 
 // A Row is one symbol's change from side A to side B.
@@ -297,7 +301,8 @@ func Compare(a, b Side, by string) (*Diff, error) {
 	if sa.N == 0 || sb.N == 0 {
 		for _, s := range []Summary{sa, sb} {
 			if s.N == 0 {
-				d.Warnings = append(d.Warnings, fmt.Sprintf("%s has no profile to compare%s", s.Name, reasons(s.Unavailable)))
+				// The reasons are the side's Unavailable, said once.
+				d.Warnings = append(d.Warnings, fmt.Sprintf("%s has no profile to compare", s.Name))
 			}
 		}
 		return d, nil
@@ -331,6 +336,7 @@ func Compare(a, b Side, by string) (*Diff, error) {
 	}
 	for i := range d.Rows {
 		settle(&d.Rows[i])
+		tooFew(&d.Rows[i], sa, sb)
 	}
 	sort.SliceStable(d.Rows, func(i, j int) bool {
 		x, y := size(d.Rows[i], by), size(d.Rows[j], by)
@@ -346,13 +352,6 @@ func Compare(a, b Side, by string) (*Diff, error) {
 		return d.Rows[i].Symbol < d.Rows[j].Symbol
 	})
 	return d, nil
-}
-
-func reasons(r []string) string {
-	if len(r) == 0 {
-		return ""
-	}
-	return ": " + strings.Join(r, "; ")
 }
 
 func keyDSO(e Entry) string {

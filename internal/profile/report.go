@@ -44,9 +44,13 @@ var (
 	intRE      = regexp.MustCompile(`^\d+$`)
 	markerRE   = regexp.MustCompile(`^\[([k.guH])\](?:\s+(.*))?$`)
 	rowStartRE = regexp.MustCompile(`^\s*\d+(?:\.\d+)?%`)
-	samplesRE  = regexp.MustCompile(`^#\s*Samples:\s*(\d+(?:\.\d+)?)([KMG]?)\s+of event '([^']*)'`)
-	quoteRE    = regexp.MustCompile(`^(?:>\s?)+`)
-	dotsRE     = regexp.MustCompile(`^[#.\s]*\.{3,}[#.\s]*$`)
+	// badRowRE is a row whose share is no percentage perf writes: a
+	// negative one, NaN or inf. A call-graph line ("--12.5%--f") starts
+	// with two dashes and is not one.
+	badRowRE  = regexp.MustCompile(`^\s*((?:-\d[\d.]*|[-+]?(?i:nan|inf|infinity))%)(?:\s|$)`)
+	samplesRE = regexp.MustCompile(`^#\s*Samples:\s*(\d+(?:\.\d+)?)([KMG]?)\s+of event '([^']*)'`)
+	quoteRE   = regexp.MustCompile(`^(?:>\s?)+`)
+	dotsRE    = regexp.MustCompile(`^[#.\s]*\.{3,}[#.\s]*$`)
 )
 
 // ParseReport reads the text of `perf report --stdio`, as perf prints it
@@ -110,6 +114,10 @@ func (p *reportParser) line(n int, raw string) error {
 	case strings.HasPrefix(trimmed, "#"):
 		p.comment(trimmed)
 		return nil
+	}
+	if m := badRowRE.FindStringSubmatch(l); m != nil {
+		// Dropped, the symbol would read as below the table's cut-off.
+		return p.errorf(n, "share %q: a share is a percentage from 0 to 100%%", m[1])
 	}
 	if rowStartRE.MatchString(l) {
 		if p.prose {

@@ -388,6 +388,8 @@ func diffRow(d *profile.Diff, r profile.Row, md bool) []string {
 		note = append(note, "new: not sampled in A")
 	case profile.MarkGone:
 		note = append(note, "gone: not sampled in B")
+	case profile.MarkFew:
+		note = append(note, profile.FewNote(r))
 	}
 	if r.WithinSpread {
 		note = append(note, "~ within spread")
