@@ -64,7 +64,7 @@ func TestParseErrors(t *testing.T) {
 		{"perf figures before the header", "perf-bench", "Total time: 0.1 [sec]\n", "output:1: expected \"# Running 'SUITE/BENCH' benchmark:\" before the figures"},
 		{"perf bad number", "perf-bench", "# Running 'sched/messaging' benchmark:\n     Total time: 1.2.3 [sec]\n", "expected 'Total time: S [sec]' in the 'sched/messaging' run of line 1"},
 		{"perf NaN", "perf-bench", "# Running 'sched/messaging' benchmark:\nTotal time: NaN [sec]\n", "expected 'Total time: S [sec]'"},
-		{"perf negative", "perf-bench", "# Running 'sched/messaging' benchmark:\nTotal time: -1 [sec]\n", "time -1 is not a finite, non-negative number"},
+		{"perf negative", "perf-bench", "# Running 'sched/messaging' benchmark:\nTotal time: -1 [sec]\n", "time -1 is negative"},
 		{"hackbench nothing", "hackbench", "Running in process mode\n", "expected hackbench output"},
 		{"hackbench twice", "hackbench", "Time: 1\nTime: 2\n", "2 runs of hackbench in one run's output"},
 		{"stress-ng without --metrics", "stress-ng",
