@@ -357,7 +357,7 @@ func TestRunUntilConclusive(t *testing.T) {
 			// The runs are recorded, and from three A/A sets on the
 			// store knows the host's session noise (calibrate.Learn):
 			// then the verdict is one across sessions, and says so.
-			const tail = ` \(ns/call .* vs baseline, (5 runs|5 runs × 1 session each, session noise ±\d+\.\d%( assumed for a [a-z ]+: kdelta calibrate measures this host's)?)\)$`
+			const tail = ` \(ns/call .* vs baseline, (5 runs|5 runs × 1 session (each|vs [^,]+), session noise ±\d+\.\d%( assumed for a [a-z ]+: kdelta calibrate measures this host's)?)\)$`
 			s, err := result.Load(out)
 			if err != nil {
 				t.Fatal(err)
