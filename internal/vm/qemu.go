@@ -229,7 +229,11 @@ wait:
 			sys.KillGroup(pgid)
 		case <-sent:
 			sent, sentAt = nil, time.Now()
-			ending = time.After(sentGrace)
+			// A halt seen first (both lines can arrive together) keeps
+			// its one second: the grace is for a guest still running.
+			if halted != nil {
+				ending = time.After(sentGrace)
+			}
 		case <-halted:
 			// Halted, not powered off: nothing more will come.
 			halted = nil
