@@ -202,11 +202,11 @@ step "race detector on the packages with concurrency (the ppc64le tests under qe
 # step needs, and they exercise no byte order or parser. One simulation,
 # compare's A/A, runs here, for the floating point of the architecture
 # (Go fuses multiply-adds on ppc64le).
-stats_sims='^(TestSessionsFalsePositives|TestSessionsPower|TestCompareCoverage|TestPairDiffsKthLarge|TestComparePower|TestSpreadRatioCoverage|TestChangePointsFalseRate|TestChangePointsPlanted|TestCompareNeedRuns)$'
+stats_sims='^(TestPriorClaimRates|TestSessionsFalsePositives|TestSessionsPower|TestCompareCoverage|TestPairDiffsKthLarge|TestComparePower|TestSpreadRatioCoverage|TestChangePointsFalseRate|TestChangePointsPlanted|TestCompareNeedRuns)$'
 ppclog=$(mktemp)
 (
 	GOARCH=ppc64le CGO_ENABLED=0 go test -count=1 -exec qemu-ppc64le -skip "$stats_sims" \
-		./internal/stats ./internal/result ./internal/report &&
+		./internal/stats ./internal/result ./internal/report ./internal/golden &&
 		GOARCH=ppc64le CGO_ENABLED=0 go test -count=1 -exec qemu-ppc64le \
 			-run 'ParseSpec|Percentile|Parse|Fuzz|RawThread' ./internal/workload ./internal/sys &&
 		# The raw-thread trampolines of every architecture but this one,
