@@ -104,6 +104,12 @@ func (v *vmFlags) run(c *cobra.Command) error {
 		return err
 	}
 	defer rec.done(c.ErrOrStderr())
+	if !v.rf.off {
+		// The host's session noise, as kdelta compare finds it: the
+		// questions the boots wait on and the comparison printed at
+		// the end are judged alike.
+		opt.Until.Noise = storeNoise(c.Context(), v.rf.loc)
+	}
 	sets, runErr := v.sr.Run(c.Context(), opt)
 	for _, s := range sets {
 		report.Show(c.OutOrStdout(), s, report.ShowOptions{})
@@ -122,10 +128,10 @@ func (v *vmFlags) run(c *cobra.Command) error {
 		if err := v.sr.Write(c.OutOrStdout()); err != nil {
 			return err
 		}
-		v.sr.WriteCommits(c.OutOrStdout(), opt.Until.Compare)
+		v.sr.WriteCommits(c.OutOrStdout(), opt.Until.CompareOptions())
 		return nil
 	}
-	r, err := vm.Compare(sets, opt.Until.Compare)
+	r, err := vm.Compare(sets, opt.Until.CompareOptions())
 	if r == nil || err != nil {
 		return err
 	}

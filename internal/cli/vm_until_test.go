@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/vm"
@@ -108,7 +109,7 @@ func TestVMUntilConclusiveAcrossBoots(t *testing.T) {
 	if len(sets) != 2 || sets[0].Labels["variant"] != "A" {
 		t.Fatalf("sets %v, want A's then B's", paths)
 	}
-	r, err := vm.Compare(sets, stats.Options{})
+	r, err := vm.Compare(sets, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

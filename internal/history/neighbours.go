@@ -21,30 +21,21 @@ type Neighbour struct {
 	Why        string
 }
 
-// Clear tells whether the question of the place is settled: whether the
-// series steps there. Its verdict must be conclusive: improved or
-// regressed (an interval clear of the noise band on one side), or ~ (an
-// interval inside it) where the change points put no step. A change point
-// whose neighbours are ~, or inconclusive, is still open.
-func (n Neighbour) Clear() bool {
-	if n.Comparison.A.N == 0 {
-		return false
-	}
-	switch n.Comparison.Verdict {
-	case stats.Improved, stats.Regressed:
-		return true
-	case stats.NoChange:
-		return n.Step == nil
-	}
-	return false
+// Question is the place as kdelta's one question (compare.Question):
+// whether the series steps there is settled as Question.Settled says,
+// the change point making a ~ not enough. minSessions is the sessions
+// (boots) each point needs at least (Question.MinSessions).
+func (n Neighbour) Question(minSessions int) compare.Question {
+	return compare.Question{Comparison: n.Comparison, Why: n.Why, Step: n.Step, MinSessions: minSessions}
 }
 
 // Neighbours compares each point of s with the one before it, as kdelta
-// compare compares two sets under opt: the runs of every set of a point
+// compare compares two sets under opt (with the host's session noise,
+// opt.Noise, else the prior): the runs of every set of a point
 // (sets holds them, by id) are one side, grouped by their sessions, so
 // that points measured over several boots each are compared over their
 // boots.
-func (s *Series) Neighbours(sets []*result.Set, opt stats.Options) []Neighbour {
+func (s *Series) Neighbours(sets []*result.Set, opt compare.Options) []Neighbour {
 	byID := map[string]*result.Set{}
 	for _, set := range sets {
 		byID[set.ID] = set
@@ -60,7 +51,7 @@ func (s *Series) Neighbours(sets []*result.Set, opt stats.Options) []Neighbour {
 		default:
 			// The points' first sets tell the kind of machine, for
 			// the prior session noise of a point of one boot.
-			c, err := compare.MetricIn(firstSet(p, byID), a, firstSet(q, byID), b, s.Metric.Name, compare.Options{Stats: opt})
+			c, err := compare.MetricIn(firstSet(p, byID), a, firstSet(q, byID), b, s.Metric.Name, opt)
 			if err != nil {
 				n.Why = err.Error()
 			}

@@ -5,6 +5,7 @@ import (
 	mrand "math/rand/v2"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -48,25 +49,25 @@ func TestNeighbours(t *testing.T) {
 		bootedSet("c", "6.3", 4, 5, 200, 0.02, 0.01, 3),
 		bootedSet("b", "6.2", 4, 5, 100, 0.02, 0.01, 2),
 	}
-	ns := series(sets).Neighbours(sets, stats.Options{})
+	ns := series(sets).Neighbours(sets, compare.Options{})
 	if len(ns) != 2 || ns[0].Before != "6.1" || ns[0].After != "6.2" || ns[1].Before != "6.2" || ns[1].After != "6.3" {
 		t.Fatalf("neighbours %+v, want 6.1-6.2 and 6.2-6.3", ns)
 	}
-	if n := ns[1]; !n.Clear() || n.Comparison.Verdict != stats.Regressed || n.Step == nil || n.Comparison.Design.Sessions != [2]int{4, 4} {
+	if n := ns[1]; !n.Question(0).Settled() || n.Comparison.Verdict != stats.Regressed || n.Step == nil || n.Comparison.Design.Sessions != [2]int{4, 4} {
 		t.Errorf("6.2 -> 6.3, doubled: clear %v, verdict %s, step %v, sessions %v; want clear, regressed, the change point, 4 boots a side",
-			n.Clear(), n.Comparison.Verdict, n.Step, n.Comparison.Design.Sessions)
+			n.Question(0).Settled(), n.Comparison.Verdict, n.Step, n.Comparison.Design.Sessions)
 	}
-	if n := ns[0]; n.Clear() || n.Comparison.Verdict != stats.Inconclusive || n.Step != nil {
+	if n := ns[0]; n.Question(0).Settled() || n.Comparison.Verdict != stats.Inconclusive || n.Step != nil {
 		t.Errorf("6.1 -> 6.2, alike at 2%% session noise: clear %v, verdict %s (%+.3f %v), step %v; want unclear, inconclusive, no change point",
-			n.Clear(), n.Comparison.Verdict, n.Comparison.Change, n.Comparison.CI, n.Step)
+			n.Question(0).Settled(), n.Comparison.Verdict, n.Comparison.Change, n.Comparison.CI, n.Step)
 	}
 
 	quiet := []*result.Set{
 		bootedSet("a", "6.1", 4, 5, 100, 0.001, 0.001, 4),
 		bootedSet("b", "6.2", 4, 5, 100, 0.001, 0.001, 5),
 	}
-	if n := series(quiet).Neighbours(quiet, stats.Options{})[0]; !n.Clear() || n.Comparison.Verdict != stats.NoChange {
-		t.Errorf("alike at 0.1%% noise: clear %v, verdict %s; want clear, ~", n.Clear(), n.Comparison.Verdict)
+	if n := series(quiet).Neighbours(quiet, compare.Options{})[0]; !n.Question(0).Settled() || n.Comparison.Verdict != stats.NoChange {
+		t.Errorf("alike at 0.1%% noise: clear %v, verdict %s; want clear, ~", n.Question(0).Settled(), n.Comparison.Verdict)
 	}
 
 	once := []*result.Set{
@@ -75,17 +76,17 @@ func TestNeighbours(t *testing.T) {
 	}
 	// One boot a side: the prior session noise stands in for the
 	// host's, and a doubling is clear under it.
-	if n := series(once).Neighbours(once, stats.Options{})[0]; !n.Clear() || n.Comparison.Verdict != stats.Regressed || n.Comparison.Design.Noise.Source != stats.NoisePrior {
-		t.Errorf("one boot a side, doubled: clear %v, verdict %s, noise %+v; want clear, regressed under the prior", n.Clear(), n.Comparison.Verdict, n.Comparison.Design.Noise)
+	if n := series(once).Neighbours(once, compare.Options{})[0]; !n.Question(0).Settled() || n.Comparison.Verdict != stats.Regressed || n.Comparison.Design.Noise.Source != stats.NoisePrior {
+		t.Errorf("one boot a side, doubled: clear %v, verdict %s, noise %+v; want clear, regressed under the prior", n.Question(0).Settled(), n.Comparison.Verdict, n.Comparison.Design.Noise)
 	}
 
 	// A change point between neighbours that are ~ is a step not settled.
 	step := &stats.ChangePoint{Index: 1, Change: 0.06}
 	same := stats.Comparison{A: stats.Summary{N: 5}, Verdict: stats.NoChange}
-	if (Neighbour{Step: step, Comparison: same}).Clear() || !(Neighbour{Comparison: same}).Clear() {
+	if (Neighbour{Step: step, Comparison: same}).Question(0).Settled() || !(Neighbour{Comparison: same}).Question(0).Settled() {
 		t.Error("~ between neighbours: want unclear where a change point is, clear where none is")
 	}
-	if (Neighbour{Why: "no runs"}).Clear() {
+	if (Neighbour{Why: "no runs"}).Question(0).Settled() {
 		t.Error("neighbours not compared: want unclear")
 	}
 }

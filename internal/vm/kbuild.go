@@ -11,7 +11,6 @@ import (
 	"github.com/kdelta/kdelta/internal/kbuild"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // A --kernel git:REV, git:DIR@REV or tree:DIR is a kernel kdelta builds
@@ -131,7 +130,7 @@ func commitPoint(i int, v *prepared) string {
 // hash and subject, the change of the figure against the commit before
 // it with its confidence interval and verdict, and the design of that
 // comparison (boots a side, runs a side).
-func (sr *Series) WriteCommits(w io.Writer, so stats.Options) {
+func (sr *Series) WriteCommits(w io.Writer, opt compare.Options) {
 	byPoint := map[string]*result.Set{}
 	for _, s := range sr.Sets {
 		if s != nil && s.Labels[LabelCommit] != "" {
@@ -142,7 +141,7 @@ func (sr *Series) WriteCommits(w io.Writer, so stats.Options) {
 		return
 	}
 	for _, h := range sr.History {
-		for _, n := range h.Neighbours(sr.Sets, so) {
+		for _, n := range h.Neighbours(sr.Sets, opt) {
 			if n.Step == nil {
 				continue
 			}

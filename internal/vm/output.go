@@ -8,7 +8,6 @@ import (
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // Keep records each variant's set with record, when recording (a store is
@@ -66,10 +65,11 @@ func fileName(s *result.Set) string {
 }
 
 // Compare compares the variants' result sets as kdelta compare does, the
-// first variant the baseline, as kdelta ab ends, under so (--alpha with
-// --until-conclusive, whose verdicts these are). With fewer than two sets
+// first variant the baseline, as kdelta ab ends, under opt
+// (Until.CompareOptions: --alpha with --until-conclusive, whose verdicts
+// these are, and the host's session noise). With fewer than two sets
 // there is nothing to compare, and the result is nil.
-func Compare(sets []*result.Set, so stats.Options) (*compare.Result, error) {
+func Compare(sets []*result.Set, opt compare.Options) (*compare.Result, error) {
 	if len(sets) < 2 {
 		return nil, nil
 	}
@@ -82,7 +82,7 @@ func Compare(sets []*result.Set, so stats.Options) (*compare.Result, error) {
 	for i, s := range sets {
 		ins[i] = compare.Input{Name: names[i], Set: s}
 	}
-	r, err := compare.Compare(ins, compare.Options{Stats: so})
+	r, err := compare.Compare(ins, opt)
 	if err != nil {
 		return nil, fmt.Errorf("vm: compare the variants: %w", err)
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // TestFileName checks the names of the variants' result files.
@@ -53,10 +53,10 @@ func TestSaveAndCompare(t *testing.T) {
 		}
 		sets = append(sets, s)
 	}
-	if r, err := Compare(sets[:1], stats.Options{}); r != nil || err != nil {
+	if r, err := Compare(sets[:1], compare.Options{}); r != nil || err != nil {
 		t.Errorf("Compare of one set: %v, %v; want nothing", r, err)
 	}
-	r, err := Compare(sets, stats.Options{})
+	r, err := Compare(sets, compare.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/history"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // kdelta series orders its builds by their kernel label, or, where two
@@ -21,7 +21,7 @@ const buildLabel = "build"
 
 // A Series is kdelta series: after Run, what its boots found. How they
 // end is Options.Until's: with Until.On, the builds on either side of a
-// place its series may step that is not clear yet (history.Neighbour.Clear)
+// place its series may step that is not settled yet (compare.Question)
 // boot again, in turn, until every place is clear or its builds have had
 // Until.MaxBoots boots each.
 type Series struct {
@@ -57,7 +57,7 @@ func (sr *Series) Run(ctx context.Context, opt *Options) ([]*result.Set, error) 
 			sr.by = buildLabel
 		}
 	}
-	x := &untilBoots{s: s, u: &opt.Until, questions: sr.places(opt.Until.Compare)}
+	x := &untilBoots{s: s, u: &opt.Until, questions: sr.places(opt.Until.CompareOptions())}
 	if sr.by == buildLabel {
 		x.booted = func(vi int) { s.sets[vi].Labels[buildLabel] = names[vi] }
 	}
@@ -77,8 +77,8 @@ func (sr *Series) Run(ctx context.Context, opt *Options) ([]*result.Set, error) 
 
 // places are kdelta series' questions: each place each workload's series
 // may step, two neighbouring builds and kdelta compare's verdict between
-// them under so.
-func (sr *Series) places(so stats.Options) func([]*result.Set) []question {
+// them under opt.
+func (sr *Series) places(opt compare.Options) func([]*result.Set) []question {
 	return func(sets []*result.Set) []question {
 		hs, err := history.Across(sets, sr.by, report.SeriesChangePoints)
 		if err != nil {
@@ -93,8 +93,11 @@ func (sr *Series) places(so stats.Options) func([]*result.Set) []question {
 		var qs []question
 		for _, h := range hs {
 			bench := strings.TrimSpace(h.Workload + " " + result.FormatParams(h.Params))
-			for _, n := range h.Neighbours(sets, so) {
-				qs = append(qs, question{key: h.Key(), bench: bench, a: at[n.Before], b: at[n.After], n: n})
+			for _, n := range h.Neighbours(sets, opt) {
+				q := question{Question: n.Question(MinBoots), before: n.Before, after: n.After}
+				q.Key, q.Bench, q.Metric = h.Key(), bench, h.Metric.Name
+				q.Baseline, q.Candidate = at[n.Before], at[n.After]
+				qs = append(qs, q)
 			}
 		}
 		return qs

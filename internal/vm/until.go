@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 
-	"github.com/kdelta/kdelta/internal/history"
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
@@ -20,15 +20,17 @@ import (
 // MaxBoots boots each.
 //
 // kdelta vm's questions are its comparison's (Compare): each variant
-// against the first on each benchmark's primary metric. kdelta series'
-// are the places its series may step, each pair of neighbouring builds
-// (history.Neighbour). Either way a question is settled as
-// history.Neighbour.Clear says: its verdict, kdelta compare's over the
-// variants' boots, is improved, regressed, or ~ where no change point
-// says otherwise. Each boot is a session, and variants booted apart are
-// compared over their sessions (stats.CompareSessions): one boot a side
-// cannot tell a change from two boots' own states, so a question needs
-// MinBoots boots of each of its variants at least.
+// against the first on each benchmark's primary metric
+// (compare.VersusFirst). kdelta series' are the places its series may
+// step, each pair of neighbouring builds (history.Neighbour). Either way
+// a question is kdelta's one compare.Question, settled and open as its
+// Settled and Open say: its verdict, kdelta compare's over the variants'
+// boots under the host's session noise (Noise) or the prior, is
+// improved, regressed, or ~ where no change point says otherwise. Each
+// boot is a session, and variants booted apart are compared over their
+// sessions (stats.CompareSessions): one boot a side cannot tell a change
+// from two boots' own states, so a question needs MinBoots boots of each
+// of its variants at least (Question.MinSessions).
 type Until struct {
 	// On is --until-conclusive.
 	On bool
@@ -39,9 +41,21 @@ type Until struct {
 	// Compare are the options of the verdicts (--alpha; the noise band
 	// is kdelta compare's 1%).
 	Compare stats.Options
+	// Noise gives the host's session noise of a benchmark's metric, as
+	// compare.Options.Noise (kdelta calibrate's, or learned in the
+	// store); nil knows none, and the prior for the kind of machine
+	// stands in. The verdicts the boots wait on and the comparison the
+	// command prints both take it (CompareOptions), so they agree.
+	Noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise
 	// Stops, after a run that ended by the rule, say why the boots
 	// stopped: a line per question.
 	Stops []string
+}
+
+// CompareOptions are the options of every comparison of the variants:
+// the rule's questions and the comparison printed at the end.
+func (u *Until) CompareOptions() compare.Options {
+	return compare.Options{Stats: u.Compare, Noise: u.Noise}
 }
 
 // DefaultMaxBoots is --max-boots' default.
@@ -97,36 +111,36 @@ func (o *Options) CheckUntil(cl CommandLine) error {
 	return o.Until.check(o.Boots, variants, cl.Given)
 }
 
-// A question is one comparison --until-conclusive waits on: variant b
-// against variant a on one benchmark, and its verdict.
+// A question is one comparison --until-conclusive waits on, variant
+// q.Candidate against variant q.Baseline (by index), and the labels of
+// the two as the stop line names them.
 type question struct {
-	key   string // the benchmark's (result.Benchmark.Key)
-	bench string // the benchmark as the stop line names it
-	a, b  int    // the variants, by index
-	n     history.Neighbour
+	compare.Question
+	before, after string
 }
 
 // versusFirst are kdelta vm's questions: each variant against the first
-// on each benchmark's primary metric, the comparison the command ends
-// with (Compare).
-func versusFirst(so stats.Options) func([]*result.Set) []question {
+// on each benchmark's primary metric (compare.VersusFirst), as the
+// comparison the command ends with (Compare) judges them, benchmark by
+// benchmark in the first variant's order.
+func versusFirst(opt compare.Options) func([]*result.Set) []question {
 	return func(sets []*result.Set) []question {
-		r, err := Compare(sets, so)
-		if r == nil || err != nil {
+		if len(sets) < 2 || sets[0] == nil {
 			return nil
 		}
+		ask := compare.Asking{Metric: compare.PrimaryMetric, MinSessions: MinBoots}
 		var qs []question
-		for _, row := range r.Rows {
-			if !row.Primary {
-				continue
+		for _, q := range compare.VersusFirst(sets, opt, ask) {
+			if q.Comparison.A.N == 0 {
+				continue // not compared: no row of the comparison
 			}
-			for i, c := range row.Vs {
-				qs = append(qs, question{
-					key: row.Workload + ":" + row.Params, bench: strings.TrimSpace(row.Workload + " " + row.Params), a: 0, b: i + 1,
-					n: history.Neighbour{Before: sets[0].Labels["variant"], After: sets[i+1].Labels["variant"], Comparison: c},
-				})
-			}
+			qs = append(qs, question{Question: q, before: sets[0].Labels["variant"], after: sets[q.Candidate].Labels["variant"]})
 		}
+		order := map[string]int{}
+		for i, b := range sets[0].Benchmarks {
+			order[b.Key()] = i
+		}
+		slices.SortStableFunc(qs, func(x, y question) int { return order[x.Key] - order[y.Key] })
 		return qs
 	}
 }
@@ -214,13 +228,13 @@ func (x *untilBoots) open(sets []*result.Set) [][]bool {
 	unclear := map[string]bool{} // benchmark key + "\x00" + variant index
 	for _, q := range x.questions(sets) {
 		// A verdict over fewer than MinBoots boots a side stays open
-		// whatever it says: under a prior session noise (issue 34) one
-		// boot each can be judged, but two boots' own states, under
-		// TCG most of all, are not what the prior was measured on.
-		few := x.s.boots[q.a] < MinBoots || x.s.boots[q.b] < MinBoots
-		if few || !q.n.Clear() {
-			unclear[fmt.Sprintf("%s\x00%d", q.key, q.a)] = true
-			unclear[fmt.Sprintf("%s\x00%d", q.key, q.b)] = true
+		// whatever it says (Question.MinSessions): under a prior
+		// session noise (issue 34) one boot each can be judged, but two
+		// boots' own states, under TCG most of all, are not what the
+		// prior was measured on.
+		if q.Open() {
+			unclear[fmt.Sprintf("%s\x00%d", q.Key, q.Baseline)] = true
+			unclear[fmt.Sprintf("%s\x00%d", q.Key, q.Candidate)] = true
 		}
 	}
 	out := make([][]bool, len(sets))
@@ -237,7 +251,7 @@ func (x *untilBoots) open(sets []*result.Set) [][]bool {
 func (x *untilBoots) stops(sets []*result.Set) []string {
 	var lines []string
 	for _, q := range x.questions(sets) {
-		ba, bb := x.s.boots[q.a], x.s.boots[q.b]
+		ba, bb := x.s.boots[q.Baseline], x.s.boots[q.Candidate]
 		each := fmt.Sprintf("%d boots each", ba)
 		switch {
 		case ba != bb:
@@ -247,21 +261,21 @@ func (x *untilBoots) stops(sets []*result.Set) []string {
 		}
 		var why string
 		switch {
-		case q.n.Clear() && min(ba, bb) >= MinBoots:
-			why = "clear after " + each + ": " + bootsVerdict(q.n)
+		case q.Settled():
+			why = "clear after " + each + ": " + bootsVerdict(q.Question)
 		case max(ba, bb) >= x.u.MaxBoots:
-			why = fmt.Sprintf("reached --max-boots %d: %s", x.u.MaxBoots, bootsVerdict(q.n))
+			why = fmt.Sprintf("reached --max-boots %d: %s", x.u.MaxBoots, bootsVerdict(q.Question))
 		default:
-			why = "unclear after " + each + ": " + bootsVerdict(q.n)
+			why = "unclear after " + each + ": " + bootsVerdict(q.Question)
 		}
-		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s -> %s: %s", q.bench, q.n.Before, q.n.After, why))
+		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s -> %s: %s", q.Bench, q.before, q.after, why))
 	}
 	return lines
 }
 
 // bootsVerdict is a question's verdict as kdelta compare says it, the
 // sessions it counts called boots, with the change and its interval.
-func bootsVerdict(n history.Neighbour) string {
+func bootsVerdict(n compare.Question) string {
 	c := n.Comparison
 	if c.A.N == 0 {
 		return "not compared: " + n.Why

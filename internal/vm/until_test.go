@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -42,7 +43,7 @@ func untilOf(sets []*result.Set, boots, maxBoots int) *untilBoots {
 	for i := range s.boots {
 		s.boots[i] = boots
 	}
-	return &untilBoots{s: s, u: &Until{On: true, MaxBoots: maxBoots}, questions: versusFirst(stats.Options{})}
+	return &untilBoots{s: s, u: &Until{On: true, MaxBoots: maxBoots}, questions: versusFirst(compare.Options{})}
 }
 
 // TestUntilVersusFirst checks kdelta vm's question between batches:

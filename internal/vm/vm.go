@@ -164,7 +164,7 @@ func Run(ctx context.Context, opt *Options) ([]*result.Set, error) {
 		return nil, err
 	}
 	defer s.close()
-	x := &untilBoots{s: s, u: &opt.Until, questions: versusFirst(opt.Until.Compare)}
+	x := &untilBoots{s: s, u: &opt.Until, questions: versusFirst(opt.Until.CompareOptions())}
 	if err := x.schedule(ctx); err != nil {
 		return finished(s.sets), err
 	}
