@@ -91,6 +91,10 @@ type Options struct {
 	// Stats are the comparison's options: the verdicts between variants,
 	// and what Job.UntilConclusive waits for.
 	Stats stats.Options
+	// Noise gives the host's session noise of a benchmark's metric, as
+	// compare.Options.Noise; nil knows none (the prior stands in where
+	// the variants were measured apart).
+	Noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise
 	// Until is the stopping rule of a session of one cell (kdelta run
 	// --until-conclusive --baseline REF, against a baseline the caller
 	// resolved); the zero Until is Repeat runs. A session of several
@@ -423,11 +427,16 @@ func (s *session) runCells(ctx context.Context) error {
 	return s.restore(err)
 }
 
+// compareOptions are the options of every comparison of the cells.
+func (o Options) compareOptions() compare.Options {
+	return compare.Options{Stats: o.Stats, Noise: o.Noise}
+}
+
 // pending is the question of a session of several cells: while any
-// variant's verdict against the first is inconclusive, every benchmark
-// of every cell is open, as a round runs every cell.
+// variant's question against the first is open (compare.Question.Open),
+// every benchmark of every cell is open, as a round runs every cell.
 func (s *session) pending(sets []*result.Set) [][]bool {
-	open := len(job.Pending(s.res.Cells, sets, s.o.Stats)) > 0
+	open := len(pendingOf(job.Verdicts(s.res.Cells, sets, s.o.compareOptions()))) > 0
 	out := make([][]bool, len(sets))
 	for i, set := range sets {
 		out[i] = make([]bool, len(set.Benchmarks))
@@ -507,15 +516,27 @@ func (s *session) compare() error {
 		for i, set := range r.Sets {
 			ins[i] = compare.Input{Name: r.Cells[i].Name, Set: set}
 		}
-		c, err := compare.Compare(ins, compare.Options{Stats: s.o.Stats})
+		c, err := compare.Compare(ins, s.o.compareOptions())
 		if err != nil {
 			return err
 		}
 		r.Compare = c
 	}
-	r.Verdicts = job.Verdicts(r.Cells, r.Sets, s.o.Stats)
-	r.Pending = job.Pending(r.Cells, r.Sets, s.o.Stats)
+	r.Verdicts = job.Verdicts(r.Cells, r.Sets, s.o.compareOptions())
+	r.Pending = pendingOf(r.Verdicts)
 	return nil
+}
+
+// pendingOf lists the verdicts --until-conclusive still waits for: those
+// whose question is open.
+func pendingOf(vs []job.Verdict) []string {
+	var out []string
+	for _, v := range vs {
+		if v.Open {
+			out = append(out, v.String())
+		}
+	}
+	return out
 }
 
 // stampKnobs records the knobs' values in every run of set.

@@ -17,7 +17,7 @@ func (r *Result) Report(o Options) report.Session {
 	}
 	j := o.Job
 	if len(j.Matrix) > 0 {
-		s.Sweeps = job.SweepTables(r.Cells, r.Sets, j.Matrix, o.Stats)
+		s.Sweeps = job.SweepTables(r.Cells, r.Sets, j.Matrix, o.compareOptions())
 		if s.Sweeps == nil {
 			s.Sweeps = []report.Sweep{}
 		}

@@ -181,6 +181,12 @@ func (s *sessionFlags) abOptions(ctx context.Context, args []string) (abtest.Opt
 			return o, err
 		}
 	}
+	if !s.rf.off {
+		// The host's session noise for the verdicts between variants,
+		// as kdelta compare finds it (used where they were measured
+		// apart).
+		o.Noise = storeNoise(ctx, s.rf.loc)
+	}
 	// Without a job, kdelta run's --until-conclusive asks for --baseline
 	// (untilFlags.rule).
 	if j.UntilConclusive && len(j.Variants) < 2 && s.uf.baseline == "" && (s.ab || s.jobGiven()) {

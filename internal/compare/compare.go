@@ -440,20 +440,28 @@ func compareMetric(all []*result.Benchmark, sets []*result.Set, m result.Metric,
 		}
 		return opt.Noise(sets[i], all[i], m.Name)
 	}
-	base := noiseOf(0)
 	a := row.Sides[0]
 	for i, b := range row.Sides[1:] {
 		// Warnings name the sample they are about by the set's letter.
 		so.Names = [2]string{Letter(0), Letter(i + 1)}
-		noise := base
-		if noiseOf(i+1) != base {
-			noise = stats.SessionNoise{} // calibrated for one side's conditions only
+		// The host's noise is looked up (a store read) only where a
+		// design across sessions needs it, not for sides that share
+		// their sessions.
+		noiseFor := func() stats.SessionNoise {
+			var measured stats.SessionNoise
+			if opt.SessionNoise == nil {
+				// Calibrated for one side's conditions only when the
+				// sides' noises differ: then none is known.
+				if base := noiseOf(0); noiseOf(i+1) == base {
+					measured = base
+				}
+			}
+			return opt.sessionNoise(measured, sets, i+1)
 		}
-		noise = opt.sessionNoise(noise, sets, i+1)
 		// --session-noise 0: the runs of both sides as independent,
 		// judged as runs of one session are (benchstat's model), and
 		// said so in the design.
-		independent := noise.Source == stats.NoiseGiven && noise.SD == 0
+		independent := !opt.RunsOnly && opt.SessionNoise != nil && *opt.SessionNoise == 0
 		if figures(a, b) {
 			c := compareFigures(a, b, so)
 			c.Emulated = sets != nil && (Emulated(sets[0]) || Emulated(sets[i+1]))
@@ -465,17 +473,17 @@ func compareMetric(all []*result.Benchmark, sets []*result.Set, m result.Metric,
 		case row.FromSummaries && (opt.RunsOnly || independent):
 			c = stats.CompareSummaries(a.Summary, b.Summary, so)
 		case row.FromSummaries:
-			c = stats.CompareSummarySessions(a.Summary, b.Summary, noise, so)
+			c = stats.CompareSummarySessions(a.Summary, b.Summary, noiseFor(), so)
 		case opt.RunsOnly || independent:
 			c = stats.Compare(a.Values, b.Values, so)
 		case sameSessions(a.SessionIDs, b.SessionIDs):
 			c = stats.Compare(a.Values, b.Values, so)
 			c.Design = stats.Design{Shared: true, Sessions: [2]int{len(a.Sessions), len(b.Sessions)}, Runs: [2]int{len(a.Values), len(b.Values)}}
 		default:
-			c = stats.CompareSessions(a.Sessions, b.Sessions, noise, so)
+			c = stats.CompareSessions(a.Sessions, b.Sessions, noiseFor(), so)
 		}
 		if independent && !c.Design.Shared {
-			c.Design = stats.Design{Sessions: [2]int{max(len(a.Sessions), 1), max(len(b.Sessions), 1)}, Runs: [2]int{a.Summary.N, b.Summary.N}, Noise: noise}
+			c.Design = stats.Design{Sessions: [2]int{max(len(a.Sessions), 1), max(len(b.Sessions), 1)}, Runs: [2]int{a.Summary.N, b.Summary.N}, Noise: noiseFor()}
 		}
 		c.Emulated = sets != nil && (Emulated(sets[0]) || Emulated(sets[i+1]))
 		row.Vs = append(row.Vs, c)

@@ -32,20 +32,18 @@ func groups(cells []Cell) [][]int {
 	return out
 }
 
-// compareFirst compares benchmark bi of a with its counterpart in b on
-// a's first metric, as kdelta compare pairs and compares them.
-func compareFirst(a, b *result.Set, bi int, so stats.Options) (stats.Comparison, result.Metric, bool) {
-	ba := a.Benchmarks[bi]
-	if len(ba.Metrics) == 0 || ba.Skipped != "" {
-		return stats.Comparison{}, result.Metric{}, false
+// versusFirst asks, of set, a variant at a knob point, the questions
+// against base, the point's first variant (compare.VersusFirst): on each
+// benchmark's first metric, as kdelta compare pairs and compares them
+// under opt. It returns them by the benchmark's key, those compared only.
+func versusFirst(base, set *result.Set, opt compare.Options) map[string]compare.Question {
+	out := map[string]compare.Question{}
+	for _, q := range compare.VersusFirst([]*result.Set{base, set}, opt, compare.Asking{}) {
+		if q.Comparison.A.N > 0 {
+			out[q.Key] = q
+		}
 	}
-	m := ba.Metrics[0]
-	bb, _ := compare.Pair(ba, len(a.Benchmarks), b.Benchmarks, compare.Pairing{})
-	if bb == nil || bb.Skipped != "" {
-		return stats.Comparison{}, m, false
-	}
-	c, err := compare.Metric(ba, bb, m.Name, compare.Options{Stats: so})
-	return c, m, err == nil
+	return out
 }
 
 // A Verdict is one variant against the first at its knob point, on one
@@ -55,6 +53,9 @@ type Verdict struct {
 	Benchmark      string
 	Metric         string
 	Comparison     stats.Comparison
+	// Open is the question's (compare.Question.Open): more rounds may
+	// still settle it, so --until-conclusive waits on it.
+	Open bool
 }
 
 func (v Verdict) String() string {
@@ -62,30 +63,19 @@ func (v Verdict) String() string {
 }
 
 // Verdicts compares, at each knob point, each variant with the first on
-// each benchmark's first metric.
-func Verdicts(cells []Cell, sets []*result.Set, so stats.Options) []Verdict {
+// each benchmark's first metric, under opt (the host's session noise in
+// opt.Noise).
+func Verdicts(cells []Cell, sets []*result.Set, opt compare.Options) []Verdict {
 	var out []Verdict
 	for _, g := range groups(cells) {
 		base := sets[g[0]]
 		for _, i := range g[1:] {
-			for bi, b := range base.Benchmarks {
-				c, m, ok := compareFirst(base, sets[i], bi, so)
-				if ok {
-					out = append(out, Verdict{Cell: cells[i].Name, Baseline: cells[g[0]].Name, Benchmark: b.Key(), Metric: m.Name, Comparison: c})
+			qs := versusFirst(base, sets[i], opt)
+			for _, b := range base.Benchmarks {
+				if q, ok := qs[b.Key()]; ok {
+					out = append(out, Verdict{Cell: cells[i].Name, Baseline: cells[g[0]].Name, Benchmark: b.Key(), Metric: q.Metric, Comparison: q.Comparison, Open: q.Open()})
 				}
 			}
-		}
-	}
-	return out
-}
-
-// Pending lists the comparisons --until-conclusive still waits for: the
-// Verdicts that are inconclusive.
-func Pending(cells []Cell, sets []*result.Set, so stats.Options) []string {
-	var out []string
-	for _, v := range Verdicts(cells, sets, so) {
-		if v.Comparison.Verdict == stats.Inconclusive {
-			out = append(out, v.String())
 		}
 	}
 	return out
@@ -95,7 +85,7 @@ func Pending(cells []Cell, sets []*result.Set, so stats.Options) []string {
 // its first metric against the swept values, one row per benchmark
 // (parameter point) and knob point, one column per variant, and, for each
 // variant after the first, its comparison with the first.
-func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, so stats.Options) []report.Sweep {
+func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, opt compare.Options) []report.Sweep {
 	if len(sets) == 0 {
 		return nil
 	}
@@ -110,6 +100,13 @@ func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, so stats.Options
 		if !seen[b.Workload] {
 			seen[b.Workload] = true
 			workloads = append(workloads, b.Workload)
+		}
+	}
+	// Each variant's questions against its point's first, asked once.
+	asked := make([]map[string]compare.Question, len(sets))
+	for _, g := range gs {
+		for _, i := range g[1:] {
+			asked[i] = versusFirst(sets[g[0]], sets[i], opt)
 		}
 	}
 	var out []report.Sweep
@@ -146,12 +143,12 @@ func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, so stats.Options
 					row.Benchmarks = append(row.Benchmarks, sets[i].Benchmarks[bi])
 				}
 				for _, i := range g[1:] {
-					c, _, ok := compareFirst(sets[g[0]], sets[i], bi, so)
+					q, ok := asked[i][sets[g[0]].Benchmarks[bi].Key()]
 					if !ok {
 						row.Vs = append(row.Vs, nil)
 						continue
 					}
-					row.Vs = append(row.Vs, &c)
+					row.Vs = append(row.Vs, &q.Comparison)
 				}
 				sw.Rows = append(sw.Rows, row)
 			}
