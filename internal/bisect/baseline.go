@@ -62,15 +62,14 @@ func NewBaseline(base *result.Set, ref string, specs []workload.Spec, noise func
 }
 
 // Open reports, for each benchmark of set, whether its question is still
-// open (runner.Until.More): only an inconclusive comparison can be
-// settled by runs, and across sessions not one whose change is far below
-// the host's session noise (stats' BelowNoise: more sessions than any
-// bound would be needed).
+// open (runner.Until.More), as compare.Question.Open says: only an
+// inconclusive comparison can be settled by runs, and across sessions
+// not one whose change is far below the session noise the verdict rests
+// on (stats' BelowNoise: more sessions than any bound would be needed).
 func (bl *Baseline) Open(set *result.Set) []bool {
 	var more []bool
 	for _, v := range bl.verdicts(set) {
-		acrossSessions := v.Design.Runs != [2]int{} && !v.Design.Shared
-		more = append(more, v.Verdict == stats.Inconclusive && v.A.N > 0 && !(acrossSessions && v.BelowNoise))
+		more = append(more, v.Open())
 	}
 	return more
 }
@@ -80,7 +79,7 @@ func (bl *Baseline) Open(set *result.Set) []bool {
 // only more sessions can settle it (stats' NeedSessions).
 func (bl *Baseline) Sessions(set *result.Set) bool {
 	for _, v := range bl.verdicts(set) {
-		if v.Verdict == stats.Inconclusive && v.A.N > 0 && v.NeedSessions > 0 {
+		if !v.Settled() && v.Comparison.A.N > 0 && v.Comparison.NeedSessions > 0 {
 			return true
 		}
 	}
@@ -97,75 +96,58 @@ func (bl *Baseline) Stops(set *result.Set, maxRuns int) []string {
 	var lines []string
 	for _, v := range bl.verdicts(set) {
 		var why string
+		c := v.Comparison
 		switch {
-		case conclusive(v.Comparison):
-			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.Verdict)
-		case v.A.N > 0 && v.runs >= maxRuns:
-			why = fmt.Sprintf("reached --max-runs %d: %s", maxRuns, v.why)
+		case v.Settled():
+			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, c.Verdict)
+		case c.A.N > 0 && v.runs >= maxRuns:
+			why = fmt.Sprintf("reached --max-runs %d: %s", maxRuns, v.Why)
 		default:
-			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.why)
+			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.Why)
 		}
-		if v.A.N > 0 {
-			design := fmt.Sprintf("%d runs", v.A.N)
-			if d := report.DesignText(v.Comparison); d != "" {
+		if c.A.N > 0 {
+			design := fmt.Sprintf("%d runs", c.A.N)
+			if d := report.DesignText(c); d != "" {
 				design = strings.TrimSuffix(strings.TrimPrefix(d, "("), ")")
 			}
-			why += fmt.Sprintf(" (%s %s %s %s vs baseline, %s)", v.metric, report.Pct(v.Change), report.Interval(v.CI), report.PValue(v.P), design)
+			why += fmt.Sprintf(" (%s %s %s %s vs baseline, %s)", v.Metric, report.Pct(c.Change), report.Interval(c.CI), report.PValue(c.P), design)
 		}
-		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s", v.bench, why))
+		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s", v.Bench, why))
 	}
 	return lines
 }
 
-// conclusive tells whether --until-conclusive stops on c: improved,
-// regressed or ~ (a comparison that was made).
-func conclusive(c stats.Comparison) bool { return c.A.N > 0 && c.Verdict != stats.Inconclusive }
-
-// A baselineVerdict is one benchmark against the baseline; A.N is 0 when
-// they were not compared, and why says why.
+// A baselineVerdict is one benchmark's question against the baseline
+// (its Why says why it was not compared, else the verdict), with the
+// runs it was asked over.
 type baselineVerdict struct {
-	stats.Comparison
-	bench, metric, why string
-	runs               int
+	compare.Question
+	runs int
 }
 
-// verdicts compares each benchmark of set with its counterpart in the
-// baseline on its first metric.
+// verdicts asks of each benchmark of set its question against its
+// counterpart in the baseline on its first metric: the one "each variant
+// against the first" (compare.VersusFirst), across sessions, with the
+// host's session noise, or, unknown, the prior.
 func (bl *Baseline) verdicts(set *result.Set) []baselineVerdict {
+	opt := bl.Compare
+	opt.Noise = bl.noise
 	var vs []baselineVerdict
-	for _, b := range set.Benchmarks {
-		v := baselineVerdict{bench: strings.TrimSpace(b.Workload + " " + result.FormatParams(b.Params)), runs: len(b.Measured())}
-		m, err := MetricOf(b, "")
-		switch {
-		case err != nil:
-			v.why = err.Error()
-		case b.Skipped != "":
-			v.why = "skipped: " + b.Skipped
-		case len(b.Values(m.Name)) == 0:
-			v.why = "no measured values"
-		default:
-			v.metric = m.Name
-			if v.Comparison, err = bl.compareWith(set, b, m.Name); err != nil {
-				v.why = "not compared with the baseline: " + err.Error()
+	for _, q := range compare.VersusFirst([]*result.Set{bl.set, set}, opt, compare.Asking{Pairing: pairing}) {
+		bl.warn(q.Note)
+		if q.Comparison.A.N > 0 {
+			q.Why = report.VerdictText(q.Comparison)
+		}
+		v := baselineVerdict{Question: q}
+		for _, b := range set.Benchmarks {
+			if b.Key() == q.Key {
+				v.runs = len(b.Measured())
 				break
 			}
-			v.why = report.VerdictText(v.Comparison)
 		}
 		vs = append(vs, v)
 	}
 	return vs
-}
-
-// compareWith compares b's metric, of set, with its counterpart in the
-// baseline, across sessions: with the host's session noise, or, unknown,
-// the prior (acrossSessions).
-func (bl *Baseline) compareWith(set *result.Set, b *result.Benchmark, metric string) (stats.Comparison, error) {
-	o, note, err := Counterpart(b, len(set.Benchmarks), bl.set)
-	if err != nil {
-		return stats.Comparison{}, err
-	}
-	bl.warn(note)
-	return acrossSessions(bl.Compare, bl.noise, bl.set, o, set, b, metric)
 }
 
 func (bl *Baseline) warn(w string) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -185,7 +186,7 @@ func TestUntilConclusiveErrorRate(t *testing.T) {
 		m := simRuns(rng, first, 100*(1+change), cv)
 		for {
 			c := stats.Compare(base, m, opt)
-			if conclusive(c) || len(m) >= maxRuns {
+			if (compare.Question{Comparison: c}).Settled() || len(m) >= maxRuns {
 				return c.Verdict, len(m)
 			}
 			m = append(m, simRuns(rng, 1, 100*(1+change), cv)...)
@@ -263,7 +264,7 @@ func TestUntilConclusiveSessions(t *testing.T) {
 			s := set(sessionBench(sp, "now", ss...))
 			n := len(s.Benchmarks[0].Measured())
 			if !bl.Open(s)[0] || n >= maxRuns {
-				return bl.verdicts(s)[0].Verdict, len(ss), n
+				return bl.verdicts(s)[0].Comparison.Verdict, len(ss), n
 			}
 			if sessions && bl.Sessions(s) {
 				offset = level * math.Exp(sessionCV*rng.NormFloat64())

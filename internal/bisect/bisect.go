@@ -180,6 +180,12 @@ type Evidence struct {
 	Why      string
 }
 
+// Question is e's question (compare.Question): the measured runs against
+// good, asked Toward bad when there is a bad set worse than good.
+func (e Evidence) Question() compare.Question {
+	return compare.Question{Comparison: e.VsGood, Toward: e.Step, Metric: e.Metric.Name, Better: e.Metric.Better}
+}
+
 // Line is e on one line, as bisect-run prints and records it; maxRuns is
 // --max-runs, which a benchmark that cannot tell may have reached.
 func (e Evidence) Line(maxRuns int) string {

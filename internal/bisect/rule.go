@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
@@ -18,8 +19,8 @@ import (
 // the measured change from good is placed against the step from good to
 // bad on the log scale, oriented so that worse is positive (m.Worse): good
 // when the whole confidence interval lies below half the step, bad when
-// it lies above. The midpoint of the logs is the geometric midpoint of the
-// two levels, so a +100% step splits at +41.4%.
+// it lies above (compare.Question.Side). The midpoint of the logs is the
+// geometric midpoint of the two levels, so a +100% step splits at +41.4%.
 func decide(vsGood stats.Comparison, step *stats.Comparison, m result.Metric) (decision, why string) {
 	thr := report.Pct(vsGood.Options.Threshold)
 	thr = strings.TrimPrefix(thr, "+")
@@ -34,34 +35,29 @@ func decide(vsGood stats.Comparison, step *stats.Comparison, m result.Metric) (d
 		}
 		return "", report.VerdictText(vsGood) + " against good"
 	}
-	rise := m.Worse(1) // whether a rise of the metric is for the worse
-	worse := func(x float64) float64 {
-		l := math.Log1p(x)
-		if math.IsNaN(l) { // x < −1: no ratio, the floor
-			l = math.Inf(-1)
-		}
-		if !rise {
-			return -l
-		}
-		return l
-	}
-	mid := worse(step.Change) / 2
-	lo, hi := worse(vsGood.CI[0]), worse(vsGood.CI[1])
-	if lo > hi {
-		lo, hi = hi, lo
-	}
-	half := report.Pct(math.Expm1(mid))
-	if !rise {
-		half = report.Pct(math.Expm1(-mid))
-	}
-	at := fmt.Sprintf("the midpoint %s of the step to bad (%s)", half, report.Pct(step.Change))
-	switch {
-	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi):
-		return "", "interval unbounded: " + report.VerdictText(vsGood) + " against good"
-	case hi < mid:
+	// The side of the midpoint is the one question's (compare.Question:
+	// asked Toward the bad set); the words are the judge's.
+	q := compare.Question{Comparison: vsGood, Toward: step, Better: m.Better}
+	at := fmt.Sprintf("the midpoint %s of the step to bad (%s)", report.Pct(q.Midpoint()), report.Pct(step.Change))
+	switch q.Side() {
+	case -1:
 		return Good, "closer to good: the interval is on good's side of " + at
-	case lo > mid:
+	case 1:
 		return Bad, "closer to bad: the interval is on bad's side of " + at
 	}
+	if unbounded(vsGood.CI) {
+		return "", "interval unbounded: " + report.VerdictText(vsGood) + " against good"
+	}
 	return "", "the interval straddles " + at
+}
+
+// unbounded tells whether a confidence interval of a change has no
+// finite ratio at an end: infinite, not a number, or at or below −100%.
+func unbounded(ci [2]float64) bool {
+	for _, x := range ci {
+		if math.IsInf(x, 0) || math.IsNaN(x) || x <= -1 {
+			return true
+		}
+	}
+	return false
 }

@@ -118,11 +118,14 @@ func (s *Step) Until() runner.Until {
 }
 
 // undecided reports, for each benchmark of set, that the judge cannot
-// decide it yet.
+// decide it yet: its question is not settled (compare.Question.Settled;
+// the judge's Decision is "" exactly then). A step measures on while
+// undecided, up to --max-runs, whatever the question's Open says: a
+// commit left at "cannot tell" early would be skipped in the bisection.
 func (s *Step) undecided(set *result.Set) []bool {
 	var more []bool
 	for _, e := range s.judge.Evidence(set) {
-		more = append(more, e.Decision == "")
+		more = append(more, !e.Question().Settled())
 	}
 	return more
 }

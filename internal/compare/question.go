@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/result"
@@ -35,6 +36,14 @@ type Question struct {
 	// none (kdelta series): a place where the series steps is not
 	// settled by a ~.
 	Step *stats.ChangePoint
+	// Toward, when set, makes the question bisect-run's with a bad set:
+	// is the change from the baseline (the good set) nearer none or
+	// Toward's, the change from the baseline to a reference known to be
+	// worse (the bad set)? Side answers it.
+	Toward *stats.Comparison
+	// Better is the metric's direction for Side; "" takes the
+	// comparison's (Comparison.Options.Better).
+	Better stats.Better
 	// MinSessions is the sessions each side needs at least, when the
 	// sides are separate sessions, before the question can be settled:
 	// kdelta vm's MinBoots (two boots' own states are not what a prior
@@ -46,11 +55,16 @@ type Question struct {
 // two were compared, over MinSessions sessions a side at least when they
 // are separate sessions, and the verdict is conclusive — improved or
 // regressed (an interval clear of the noise band on one side), or ~ (an
-// interval inside it) where no change point says the series steps there.
+// interval inside it) where no change point says the series steps there;
+// or, asked Toward a worse reference, the interval lies on one side of
+// the midpoint (Side).
 func (q Question) Settled() bool {
 	c := q.Comparison
 	if c.A.N == 0 || q.few() {
 		return false
+	}
+	if q.Toward != nil {
+		return q.Side() != 0
 	}
 	switch c.Verdict {
 	case stats.Improved, stats.Regressed:
@@ -79,6 +93,55 @@ func (q Question) Open() bool {
 	}
 	across := c.Design.Runs != [2]int{} && !c.Design.Shared
 	return !(across && c.BelowNoise && c.Design.Noise.Known())
+}
+
+// Midpoint is the change halfway from the baseline to Toward's on the
+// log scale, the geometric midpoint of the two levels (a +100% step
+// splits at +41.4%); 0 without Toward.
+func (q Question) Midpoint() float64 {
+	if q.Toward == nil {
+		return 0
+	}
+	return math.Expm1(math.Log1p(q.Toward.Change) / 2)
+}
+
+// Side places the comparison's interval against the Midpoint, oriented
+// by the metric's direction (Better): -1 when the
+// whole interval is on the baseline's side, +1 when it is on Toward's,
+// 0 when it straddles the midpoint or is unbounded (or q has no Toward).
+func (q Question) Side() int {
+	if q.Toward == nil {
+		return 0
+	}
+	better := q.Better
+	if better == "" {
+		better = q.Comparison.Options.Better
+	}
+	rise := better.Worse(1) // a rise is for the worse
+	worse := func(x float64) float64 {
+		l := math.Log1p(x)
+		if math.IsNaN(l) { // x < −1: no ratio, the floor
+			l = math.Inf(-1)
+		}
+		if !rise {
+			return -l
+		}
+		return l
+	}
+	mid := worse(q.Toward.Change) / 2
+	lo, hi := worse(q.Comparison.CI[0]), worse(q.Comparison.CI[1])
+	if lo > hi {
+		lo, hi = hi, lo
+	}
+	switch {
+	case math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi):
+		return 0
+	case hi < mid:
+		return -1
+	case lo > mid:
+		return 1
+	}
+	return 0
 }
 
 // few tells whether a side of q, measured apart from the other, has
@@ -135,14 +198,20 @@ func VersusFirst(sets []*result.Set, opt Options, ask Asking) []Question {
 			default:
 				q.Metric = b.Metrics[0].Name
 			}
+			if b.Skipped != "" {
+				q.Why = "skipped: " + b.Skipped
+				qs = append(qs, q)
+				continue
+			}
+			if len(b.Values(q.Metric)) == 0 && b.Summaries[q.Metric].N == 0 {
+				q.Why = "no measured values"
+				qs = append(qs, q)
+				continue
+			}
 			o, note := Pair(b, len(set.Benchmarks), base.Benchmarks, ask.Pairing)
 			q.Note = note
 			var err error
 			switch {
-			case b.Skipped != "":
-				q.Why = "skipped: " + b.Skipped
-			case len(b.Values(q.Metric)) == 0 && b.Summaries[q.Metric].N == 0:
-				q.Why = "no measured values"
 			case o == nil:
 				var keys []string
 				for _, ob := range base.Benchmarks {

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -156,4 +157,37 @@ func recvName(fn *ast.FuncDecl) string {
 		return id.Name
 	}
 	return ""
+}
+
+// TestQuestionSide checks bisect-run's question with a bad set: the
+// interval against the geometric midpoint of the step to bad, oriented by
+// the metric's direction; settled on either side, open astride it.
+func TestQuestionSide(t *testing.T) {
+	up := &stats.Comparison{Change: 1}      // a time doubled: the midpoint is +41.4%
+	down := &stats.Comparison{Change: -0.5} // a rate halved: the midpoint is -29.3%
+	for _, tt := range []struct {
+		name   string
+		ci     [2]float64
+		toward *stats.Comparison
+		better stats.Better
+		side   int
+	}{
+		{"time near good", [2]float64{0.05, 0.2}, up, stats.Lower, -1},
+		{"time near bad", [2]float64{0.6, 0.9}, up, stats.Lower, 1},
+		{"time astride", [2]float64{0.2, 0.6}, up, stats.Lower, 0},
+		{"rate near good", [2]float64{-0.1, -0.05}, down, stats.Higher, -1},
+		{"rate near bad", [2]float64{-0.6, -0.4}, down, stats.Higher, 1},
+		{"unbounded", [2]float64{-1, 0.1}, up, stats.Lower, 0},
+	} {
+		q := Question{Comparison: stats.Comparison{A: stats.Summary{N: 5}, CI: tt.ci, Verdict: stats.Inconclusive}, Toward: tt.toward, Better: tt.better}
+		if got := q.Side(); got != tt.side {
+			t.Errorf("%s: side %d, want %d", tt.name, got, tt.side)
+		}
+		if q.Settled() != (tt.side != 0) {
+			t.Errorf("%s: settled %v with side %d", tt.name, q.Settled(), tt.side)
+		}
+	}
+	if m := (Question{Toward: up}).Midpoint(); math.Abs(m-(math.Sqrt2-1)) > 1e-12 {
+		t.Errorf("midpoint of +100%%: %v, want +41.4%%", m)
+	}
 }
