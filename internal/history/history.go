@@ -73,6 +73,11 @@ type Point struct {
 	// point differs from them.
 	Conditions map[string]string
 	Mixed      []result.ConditionDiff
+	// Versus is kdelta compare's verdict on this point against the one
+	// before it, once the series is judged (Series.Judge): the one
+	// computation that both a step's marker and kdelta series' step
+	// line print. Nil when not judged, and on the first point.
+	Versus *Neighbour
 }
 
 // StepConditions lists the run conditions that differ between the

@@ -59,26 +59,43 @@ func historyTitle(h *history.Series) string {
 	return fmt.Sprintf("%s: %s%s, by %s", t, m, dir, h.By)
 }
 
-// stepText describes a change point for a row.
+// stepText marks the row where a change point starts, with no figure
+// of its own: the size of the step is the row's change (the medians on
+// either side) and, in kdelta series, the step line's comparison of the
+// two builds with its interval. Where the series is judged
+// (history.Series.Judge), the marker's verdict is that comparison's, the
+// one the step line prints; otherwise the change point's own test (its
+// p-value and direction). The change point's estimate (the means of the
+// segments it splits) stays in the data formats, named "step".
 func stepText(h *history.Series, cp *stats.ChangePoint) string {
 	if cp == nil {
 		return ""
 	}
+	var versus *history.Neighbour
+	if cp.Index >= 0 && cp.Index < len(h.Points) {
+		versus = h.Points[cp.Index].Versus
+	}
 	what := string(h.StepVerdict(*cp))
 	if cp.Figures {
-		// One value a point: the size, and no verdict.
-		what = "(one value a point: the size alone, untested)"
+		// One value a point: no test, no verdict.
+		what = "(one value a point: untested)"
 		if ds := h.StepConditions(*cp); len(ds) > 0 {
 			what += ", where the run conditions change (" + conditionList(ds) + ")"
 		}
-		return fmt.Sprintf("<< step %s (%s -> %s) %s", Pct(cp.Change), Num(cp.Before), Num(cp.After), what)
+		return "<< step " + what
 	}
 	if ds := h.StepConditions(*cp); len(ds) > 0 {
 		// Not the kernel's step, as far as anyone can tell: say whose.
 		what = "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+		if versus != nil && versus.Comparison.A.N > 0 {
+			return "<< step: " + VerdictText(versus.Comparison) + ", " + what
+		}
+		return fmt.Sprintf("<< step (%s) %s", PValue(cp.P), what)
 	}
-	return fmt.Sprintf("<< step %s (%s, mean %s -> %s) %s", Pct(cp.Change), PValue(cp.P),
-		Num(cp.Before), Num(cp.After), what)
+	if versus != nil && versus.Comparison.A.N > 0 {
+		return "<< step: " + VerdictText(versus.Comparison)
+	}
+	return fmt.Sprintf("<< step (%s) %s", PValue(cp.P), what)
 }
 
 // conditionList joins condition differences for one line.

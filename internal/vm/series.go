@@ -69,6 +69,11 @@ func (sr *Series) Run(ctx context.Context, opt *Options) ([]*result.Set, error) 
 	if sr.History, err = history.Across(sr.Sets, sr.by, report.SeriesChangePoints); err != nil {
 		return sr.Sets, errors.Join(runErr, err)
 	}
+	// Each place a series may step is compared once: the step's marker
+	// in the history and its step line print this comparison.
+	for _, h := range sr.History {
+		h.Judge(sr.Sets, opt.Until.Compare)
+	}
 	if opt.Until.On && runErr == nil {
 		sr.Stops = opt.Until.Stops
 	}
