@@ -75,27 +75,74 @@ func stepText(h *history.Series, cp *stats.ChangePoint) string {
 	if cp.Index >= 0 && cp.Index < len(h.Points) {
 		versus = h.Points[cp.Index].Versus
 	}
-	what := string(h.StepVerdict(*cp))
+	judged := versus != nil && versus.Comparison.A.N > 0 && !cp.Figures
+	// The verdict, with its caveat where the timings are emulated (a
+	// judged step's comparison carries its own).
+	verdict := string(h.StepVerdict(*cp))
 	if cp.Figures {
-		// One value a point: no test, no verdict.
-		what = "(one value a point: untested)"
-		if ds := h.StepConditions(*cp); len(ds) > 0 {
-			what += ", where the run conditions change (" + conditionList(ds) + ")"
+		verdict = "(one value a point: untested)"
+	}
+	if judged {
+		verdict = VerdictText(versus.Comparison)
+	} else if stepEmulated(h, cp) {
+		verdict += ", " + EmulatedText
+	}
+	lead := fmt.Sprintf("<< step (%s) ", PValue(cp.P))
+	switch {
+	case judged:
+		lead = "<< step: "
+	case cp.Figures:
+		lead = "<< step "
+	}
+	ds := h.StepConditions(*cp)
+	switch {
+	case len(ds) == 0:
+		return lead + verdict
+	case cp.Figures:
+		return lead + verdict + ", where the run conditions change (" + conditionList(ds) + ")"
+	case judged:
+		return lead + verdict + ", where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+	}
+	// Not the kernel's step, as far as anyone can tell: say whose, and
+	// no verdict of the kernel.
+	what := "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+	if stepEmulated(h, cp) {
+		what += ", " + EmulatedText
+	}
+	return lead + what
+}
+
+// stepEmulated tells whether a point on either side of the change point
+// cp was measured under TCG emulation.
+func stepEmulated(h *history.Series, cp *stats.ChangePoint) bool {
+	for _, i := range []int{cp.Index - 1, cp.Index} {
+		if i >= 0 && i < len(h.Points) && h.Points[i].Emulated {
+			return true
 		}
-		return "<< step " + what
 	}
-	if ds := h.StepConditions(*cp); len(ds) > 0 {
-		// Not the kernel's step, as far as anyone can tell: say whose.
-		what = "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
-		if versus != nil && versus.Comparison.A.N > 0 {
-			return "<< step: " + VerdictText(versus.Comparison) + ", " + what
+	return false
+}
+
+// emulatedNote names the points of h measured under TCG emulation, whose
+// timings are qemu's: "" when none is.
+func emulatedNote(h *history.Series) string {
+	var which []string
+	for _, p := range h.Points {
+		if p.Emulated {
+			which = append(which, p.Label)
 		}
-		return fmt.Sprintf("<< step (%s) %s", PValue(cp.P), what)
 	}
-	if versus != nil && versus.Comparison.A.N > 0 {
-		return "<< step: " + VerdictText(versus.Comparison)
+	by := h.By
+	if by == history.ByTime {
+		by = "set"
 	}
-	return fmt.Sprintf("<< step (%s) %s", PValue(cp.P), what)
+	switch {
+	case len(which) == 0:
+		return ""
+	case len(which) == len(h.Points):
+		return "every " + by + ": " + EmulatedText
+	}
+	return by + " " + strings.Join(which, ", ") + ": " + EmulatedText
 }
 
 // conditionList joins condition differences for one line.
@@ -165,6 +212,9 @@ func historyText(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		if len(h.Steps) == 0 {
 			fmt.Fprintln(w, "  no change points")
 		}
+		if note := emulatedNote(h); note != "" {
+			fmt.Fprintln(w, "  "+note)
+		}
 		for _, p := range h.Points {
 			if len(p.Mixed) > 0 {
 				fmt.Fprintf(w, "  warning: %s %s: its sets ran under different conditions (%s)\n", h.By, p.Label, conditionList(p.Mixed))
@@ -216,6 +266,9 @@ func historyMarkdown(w io.Writer, hs []*history.Series, opt stats.ChangePointOpt
 			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", label, p.Summary.N, Num(p.Summary.Median),
 				changeText(p.Change), strings.TrimPrefix(stepText(h, p.Step), "<< "))
 		}
+		if note := emulatedNote(h); note != "" {
+			fmt.Fprintf(w, "\n%s\n", note)
+		}
 	}
 	fmt.Fprintf(w, "\n%s\n", historyFooter(opt))
 }
@@ -257,6 +310,8 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		Stddev jnum     `json:"stddev"`
 		Change jnum     `json:"change"`
 		Step   *step    `json:"step,omitempty"`
+		// Emulated: measured under TCG, not the hardware's timing.
+		Emulated bool `json:"emulated,omitempty"`
 	}
 	type series struct {
 		Workload   string            `json:"workload"`
@@ -279,7 +334,7 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		}
 		for _, p := range h.Points {
 			pt := point{Label: p.Label, Sets: p.Sets, N: p.Summary.N, Median: jnum(p.Summary.Median),
-				Mean: jnum(p.Summary.Mean), Stddev: jnum(p.Summary.Stddev), Change: jnum(p.Change)}
+				Mean: jnum(p.Summary.Mean), Stddev: jnum(p.Summary.Stddev), Change: jnum(p.Change), Emulated: p.Emulated}
 			if cp := p.Step; cp != nil {
 				pt.Step = &step{jnum(cp.Change), jnum(cp.P), jnum(cp.Before), jnum(cp.After), string(h.StepVerdict(*cp)), nil}
 				if ds := h.StepConditions(*cp); len(ds) > 0 {

@@ -23,6 +23,8 @@ type seriesView struct {
 	Chart  string
 	Points []pointView
 	Steps  []stepView
+	// Emulated names the points measured under TCG (emulatedNote).
+	Emulated string
 }
 
 type pointView struct {
@@ -56,7 +58,7 @@ func HistoryHTML(hs []*history.Series, opt stats.ChangePointOptions, hopt HTMLOp
 		c := historyChart(h, hopt)
 		c.ID = chartID("h", len(charts))
 		charts = append(charts, c)
-		sv := seriesView{Title: historyTitle(h), By: byHeader(h), Chart: c.ID}
+		sv := seriesView{Title: historyTitle(h), By: byHeader(h), Chart: c.ID, Emulated: emulatedNote(h)}
 		for _, p := range h.Points {
 			sv.Points = append(sv.Points, pointView{Label: p.Label, N: fmt.Sprint(p.Summary.N), Median: Num(p.Summary.Median),
 				Change: changeText(p.Change), Step: stepText(h, p.Step)})
