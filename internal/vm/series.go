@@ -110,8 +110,10 @@ func (sr *Series) places(so stats.Options) func([]*result.Set) []question {
 // across the builds with its steps (report.WriteSeries), and why the
 // boots stopped.
 func (sr *Series) Write(w io.Writer) error {
+	// sr.History is judged under the options the boots were (Run), so
+	// a step's marker prints the comparison the stop lines speak of.
 	var err error
-	if sr.by == "kernel" {
+	if sr.History == nil {
 		err = report.WriteSeriesOf(w, sr.Sets)
 	} else {
 		err = report.WriteSeries(w, sr.History, sr.Sets, report.SeriesChangePoints)
