@@ -17,7 +17,8 @@ import (
 
 // commitSet is one commit of a series kdelta built, measured over boots
 // runs at a time around centre (a boot's centre spread by 3%, its runs by
-// 1%), as Series.Run brings it home, under TCG when emulated.
+// 1%), each boot a session of its own, as Series.Run brings it home,
+// under TCG when emulated.
 func commitSet(i int, hash, subject string, boots int, centre float64, emulated bool, seed uint64) *result.Set {
 	rng := mrand.New(mrand.NewPCG(seed, 0x6f6e65))
 	m := result.Metric{Name: "ns/call", Unit: "ns", Better: result.Lower}
@@ -26,7 +27,7 @@ func commitSet(i int, hash, subject string, boots int, centre float64, emulated 
 	for s := range boots {
 		c := centre * (1 + 0.03*rng.NormFloat64())
 		for r := range 3 {
-			b.Runs = append(b.Runs, &result.Run{Index: 3*s + r, Start: at, Status: result.StatusOK, Session: fmt.Sprintf("boot %d", s),
+			b.Runs = append(b.Runs, &result.Run{Index: 3*s + r, Start: at, Status: result.StatusOK, Session: fmt.Sprintf("%s boot %d", hash, s),
 				Values: map[string]float64{m.Name: c * (1 + 0.01*rng.NormFloat64())}})
 		}
 	}
@@ -85,6 +86,9 @@ func TestOneNumberPerStep(t *testing.T) {
 			n := sr.History[0].Points[2].Versus
 			if n == nil || n.Comparison.A.N == 0 {
 				t.Fatalf("the step's comparison is not on its point: %+v", n)
+			}
+			if d := n.Comparison.Design; d.Shared || d.Sessions != [2]int{3, 3} {
+				t.Errorf("design %+v, want the two commits' 3 boots each as separate sessions", d)
 			}
 			if want := report.VerdictText(n.Comparison); marker[1] != ": "+want || steps[0][2] != want {
 				t.Errorf("marker %q and step line %q, want both the comparison's verdict %q", marker[1], steps[0][2], want)
