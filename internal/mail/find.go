@@ -279,6 +279,9 @@ func (s *Section) readSpan(name string, span []Line, variant string, cmd *Comman
 			return true
 		}
 	}
+	if s.readShape(span, variant) {
+		return true
+	}
 	sets, err := result.ImportSets(where, []byte(text), "")
 	if err != nil {
 		if what := knownUnread(span); what != "" {
