@@ -111,8 +111,10 @@ func (r *shapeRead) add(v, workload string, params map[string]string, m result.M
 }
 
 // output turns what was read into an Output of the span.
-func (r *shapeRead) output(span []Line, variant string) *Output {
-	o := &Output{Line: span[0].N, End: span[len(span)-1].N, Variant: variant, Format: r.format}
+func (r *shapeRead) output(span []Line) *Output {
+	// Each column is a variant of its own: the title above the span named
+	// the workload, not a variant.
+	o := &Output{Line: span[0].N, End: span[len(span)-1].N, Format: r.format}
 	for i, v := range r.order {
 		st := r.sets[v]
 		for _, b := range st.Benchmarks {
@@ -141,12 +143,25 @@ func (s *Section) readShape(span []Line, variant string) bool {
 			s.Unread = append(s.Unread, r.problems...)
 			return true
 		}
-		s.Outputs = append(s.Outputs, r.output(span, variant))
+		s.Outputs = append(s.Outputs, r.output(span))
 		s.Claims = append(s.Claims, r.claims...)
 		s.Unread = append(s.Unread, r.problems...)
 		return true
 	}
 	return false
+}
+
+// titleWorkload is the workload a title above a table names: a benchmark
+// it names ("And hackbench with 12 groups:"), the title itself when it is
+// one word, else def.
+func titleWorkload(title, def string) string {
+	if m := namedProseRE.FindString(title); m != "" {
+		return strings.ToLower(m)
+	}
+	if t := strings.TrimSpace(title); t != "" && !strings.ContainsAny(t, " \t") {
+		return t
+	}
+	return def
 }
 
 const shapeNum = `[-+]?\d[\d,]*(?:\.\d+)?`
@@ -312,12 +327,9 @@ func readMMTests(span []Line, title string) *shapeRead {
 			names[c] = fmt.Sprintf("%d-%s", c+1, names[c])
 		}
 	}
-	workload := title
+	workload := titleWorkload(title, "mmtests")
 	if k >= 0 && wordLineRE.MatchString(span[k].Text) {
 		workload = strings.TrimSpace(span[k].Text)
-	}
-	if workload == "" {
-		workload = "mmtests"
 	}
 	r := newShapeRead("mmtests compare table")
 	type row struct {
@@ -446,7 +458,7 @@ func readPctTable(span []Line, title string) *shapeRead {
 	if len(names) < 2 {
 		return nil
 	}
-	workload, stat, said := title, "value", result.Better("")
+	workload, stat, said := titleWorkload(title, "table"), "value", result.Better("")
 	unit := ""
 	for _, l := range span[:hi] {
 		if m := amdTestRE.FindStringSubmatch(l.Text); m != nil {
@@ -464,9 +476,6 @@ func readPctTable(span []Line, title string) *shapeRead {
 				said = result.Higher
 			}
 		}
-	}
-	if workload == "" {
-		workload = "table"
 	}
 	caseKey := strings.ToLower(strings.TrimSpace(hm[1]))
 	r := newShapeRead("pct table")
@@ -536,8 +545,10 @@ func readPctTable(span []Line, title string) *shapeRead {
 
 var (
 	normHeaderRE = regexp.MustCompile(`baseline\s*\(\s*std%\s*\)\s+compare%\s*\(\s*std%\s*\)`)
-	normRowRE    = regexp.MustCompile(`^\s*(\S+)\s+(\S+)\s+(` + shapeNum + `)\s*\(\s*(` + shapeNum + `)\s*\)\s+(` + shapeNum + `)\s*\(\s*(` + shapeNum + `)\s*\)\s*$`)
-	ruleRE       = regexp.MustCompile(`^\s*[=-]{3,}\s*$`)
+	// The load may hold a space: "56 threads", "1 mthread group".
+	normRowRE = regexp.MustCompile(`^\s*(\S+)\s+(\S.*?)\s+(` + shapeNum + `)\s*\(\s*(` + shapeNum + `)\s*\)\s+(` + shapeNum + `)\s*\(\s*(` + shapeNum + `)\s*\)\s*$`)
+	betterRE  = regexp.MustCompile(`(?i)\b(higher|lower) is better`)
+	ruleRE    = regexp.MustCompile(`^\s*[=-]{3,}\s*$`)
 )
 
 // readNormalized reads a "baseline(std%) compare%( std%)" table.
@@ -552,15 +563,21 @@ func readNormalized(span []Line, title string) *shapeRead {
 	if hi < 0 {
 		return nil
 	}
-	workload := title
-	for i := hi - 1; i >= 0; i-- {
-		if ruleRE.MatchString(span[i].Text) && i > 0 && wordLineRE.MatchString(span[i-1].Text) {
-			workload = strings.TrimSpace(span[i-1].Text)
+	// The title over the rule above the header names the workload, and
+	// may say which way is better: "netperf (throughput, higher is
+	// better)".
+	workload, said := titleWorkload(title, "table"), result.Better("")
+	for i := hi - 1; i > 0; i-- {
+		if ruleRE.MatchString(span[i].Text) {
+			t := strings.TrimSpace(span[i-1].Text)
+			if f := strings.Fields(strings.SplitN(t, "(", 2)[0]); len(f) > 0 {
+				workload = f[0]
+			}
+			if m := betterRE.FindStringSubmatch(t); m != nil {
+				said = result.Better(strings.ToLower(m[1]))
+			}
 			break
 		}
-	}
-	if workload == "" {
-		workload = "table"
 	}
 	h := strings.Fields(normHeaderRE.ReplaceAllString(span[hi].Text, ""))
 	k1, k2 := "case", "load"
@@ -568,8 +585,13 @@ func readNormalized(span []Line, title string) *shapeRead {
 		k1, k2 = strings.ToLower(h[0]), strings.ToLower(h[1])
 	}
 	r := newShapeRead("normalized table")
-	r.warnings = append(r.warnings, "normalized figures: the baseline is 1.00, the other side 1 + compare%/100; the table does not say which way is better, so no change is judged better or worse")
 	met := result.Metric{Name: "normalized", Better: result.Neither}
+	if said != "" {
+		met.Better = said
+		r.warnings = append(r.warnings, "normalized figures: the baseline is 1.00, the other side 1 + compare%/100; "+string(said)+" is better, as the table's title says")
+	} else {
+		r.warnings = append(r.warnings, "normalized figures: the baseline is 1.00, the other side 1 + compare%/100; the table does not say which way is better, so no change is judged better or worse")
+	}
 	for _, l := range span[hi+1:] {
 		t := strings.TrimSpace(l.Text)
 		if t == "" || ruleRE.MatchString(t) {
@@ -659,10 +681,7 @@ func readRelative(span []Line, title string) *shapeRead {
 	if len(vcols) != 2 {
 		return nil
 	}
-	workload := title
-	if workload == "" {
-		workload = "table"
-	}
+	workload := titleWorkload(title, "table")
 	names := []string{head[vcols[0]], head[vcols[1]]}
 	r := newShapeRead("table with a Relative column")
 	for ri, row := range rows[1:] {
@@ -719,10 +738,7 @@ var (
 // "name: value±spread%" pairs.
 func readGlued(span []Line, title string) *shapeRead {
 	r := newShapeRead("table of figures with their spread")
-	workload := title
-	if workload == "" {
-		workload = "table"
-	}
+	workload := titleWorkload(title, "table")
 	var names []string
 	warned := false
 	note := func() {

@@ -200,9 +200,35 @@ func quoteLines(m *mail.Message, s *mail.Section, from, to int) []string {
 			continue
 		}
 		prefix := ">" + strings.Repeat(">", l.Level) + " "
+		// A line that fits is quoted as it stands, its columns kept (a
+		// table's row stays a row); a longer one is filled.
+		if t := expandTabs(strings.TrimSpace(l.Text)); len([]rune(prefix+t)) <= replyWidth {
+			out = append(out, strings.TrimRight(prefix+t, " "))
+			continue
+		}
 		out = append(out, wrap(strings.TrimSpace(l.Text), prefix)...)
 	}
 	return out
+}
+
+// expandTabs replaces each tab by the spaces to the next multiple of 8.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }
 
 // setupLines are the setup facts of the sets kdelta measured.
