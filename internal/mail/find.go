@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -240,7 +241,8 @@ func isProse(p paragraph) bool {
 		for _, f := range strings.Fields(l.Text) {
 			if hasDigit(f) {
 				nums++
-			} else if len(f) > 1 {
+			} else if len(f) > 1 && hasLetter(f) {
+				// A rule of dashes under a header is no word.
 				words++
 			}
 		}
@@ -249,6 +251,10 @@ func isProse(p paragraph) bool {
 }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+func hasLetter(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLetter) >= 0
+}
 
 // readSpan reads a span of data lines with kdelta's importers, with the
 // command that made it in front (perf stat's line names its workload and
