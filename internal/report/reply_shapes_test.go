@@ -13,11 +13,12 @@ import (
 
 // TestReadingShapes checks the reading and the reply draft of the mails
 // of internal/mail/testdata that carry the list's other table shapes
-// (mmtests, AMD's pct, normalized, Relative, spreads glued on) against
-// their goldens; the figures themselves are checked by hand in
-// internal/mail's TestShape tests. Every line of a reply fits 72 columns.
+// (mmtests, AMD's pct, normalized, Relative, spreads glued on) and
+// stress-ng --metrics-brief output against their goldens; the figures
+// themselves are checked by hand in internal/mail's TestShape and
+// TestStressNGMail. Every line of a reply fits 72 columns.
 func TestReadingShapes(t *testing.T) {
-	for _, n := range []string{"mmtests", "pct", "normalized", "relative", "glued"} {
+	for _, n := range []string{"mmtests", "pct", "normalized", "relative", "glued", "stressng"} {
 		t.Run(n, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("..", "mail", "testdata", n+".txt"))
 			if err != nil {
