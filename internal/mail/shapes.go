@@ -418,6 +418,7 @@ var (
 	amdOldCellRE = regexp.MustCompile(`(` + shapeNum + `)\s*\(\s*(` + shapeNum + `)\s*pct\s*\)`)
 	amdNewCellRE = regexp.MustCompile(`(` + shapeNum + `)\s*\[\s*(` + shapeNum + `)\s*\]\s*\(\s*(` + shapeNum + `)\s*\)`)
 	amdHeaderRE  = regexp.MustCompile(`^\s*([A-Za-z][\w -]*):\s+(\S.*)$`)
+	columnGapRE  = regexp.MustCompile(`\s{2,}|\t`)
 	amdInterpRE  = regexp.MustCompile(`(?i)^\s*Interpretation\s*:\s*(lower|higher) is better`)
 	amdTestRE    = regexp.MustCompile(`(?i)^\s*Test\s*:\s*(\S+)\s*$`)
 	amdUnitsRE   = regexp.MustCompile(`(?i)^\s*Units\s*:\s*(.+?)\s*$`)
@@ -432,7 +433,8 @@ func readPctTable(span []Line, title string) *shapeRead {
 		if i+1 >= len(span) {
 			break
 		}
-		if !amdHeaderRE.MatchString(l.Text) {
+		if !amdHeaderRE.MatchString(l.Text) || amdOldCellRE.MatchString(l.Text) || amdNewCellRE.MatchString(l.Text) {
+			// A row ("Copy:  97699.28 (0.00 pct) ...") is no header.
 			continue
 		}
 		next := span[i+1].Text
@@ -448,12 +450,36 @@ func readPctTable(span []Line, title string) *shapeRead {
 		break
 	}
 	if hi < 0 {
-		return nil
+		// Rows of pct cells under no header: which column is which
+		// variant is not told, so none is read; the first row is named.
+		var rows []Line
+		for _, l := range span {
+			if len(amdOldCellRE.FindAllString(l.Text, -1)) >= 2 || len(amdNewCellRE.FindAllString(l.Text, -1)) >= 2 {
+				rows = append(rows, l)
+			}
+		}
+		if len(rows) < 2 {
+			return nil
+		}
+		r := newShapeRead("pct table")
+		r.problems = append(r.problems, Problem{Line: rows[0].N, Text: strings.TrimSpace(rows[0].Text), Msg: "rows of a pct table under no header naming its columns: expected a line 'NAME: VARIANT VARIANT ...' just above them"})
+		return r
 	}
 	hm := amdHeaderRE.FindStringSubmatch(span[hi].Text)
-	var names []string
-	for _, f := range strings.Fields(strings.ReplaceAll(strings.ReplaceAll(hm[2], "[pct imp]", " "), "(CV)", " ")) {
-		names = append(names, f)
+	head := strings.ReplaceAll(strings.ReplaceAll(hm[2], "[pct imp]", "  "), "(CV)", "  ")
+	names := strings.Fields(head)
+	if n := len(cellRE.FindAllString(span[hi+1].Text, -1)); len(names) != n {
+		// Names with a space in them ("Base (v6.4-rc1)   Base + fix"):
+		// the columns are apart by two spaces or a tab.
+		var wide []string
+		for _, f := range columnGapRE.Split(strings.TrimSpace(head), -1) {
+			if f != "" {
+				wide = append(wide, f)
+			}
+		}
+		if len(wide) == n {
+			names = wide
+		}
 	}
 	if len(names) < 2 {
 		return nil

@@ -243,3 +243,37 @@ func TestShapeGlued(t *testing.T) {
 		t.Errorf("unread %+v", ps)
 	}
 }
+
+// TestShapePctHeaders: an old-layout pct table whose column names hold
+// spaces is read by its columns apart by two spaces or a tab, and a
+// table whose first line is already a row is not read with that row as
+// its header.
+func TestShapePctHeaders(t *testing.T) {
+	text := "Subject: x\n\nThreads:\n\n" +
+		"Test:              Base (v6.4-rc1)         Base + fix-reverted\n" +
+		"  1-groups:         5.23 (0.00 pct)         4.61 (11.85 pct)\n" +
+		"  2-groups:         4.99 (0.00 pct)         4.72 (5.41 pct)\n" +
+		"\nStream, no header:\n\n" +
+		" Copy:    97699.28 (0.00 pct)     95933.60  (-1.80 pct)\n" +
+		"Scale:   107754.15 (0.00 pct)     91869.88 (-14.74 pct)\n"
+	a, err := Analyze("x", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkShapeRows(t, a, []shapeRow{
+		{"Base (v6.4-rc1)", "table:test=1-groups", "value", 5.23, none, result.Lower},
+		{"Base + fix-reverted", "table:test=2-groups", "value", 4.72, none, result.Lower},
+	})
+	for _, s := range a.Sections {
+		for _, o := range s.Outputs {
+			for _, st := range o.Sets {
+				if v := st.Labels[result.VariantParam]; strings.ContainsAny(v, "0123456789") && !strings.Contains(v, "v6.4") {
+					t.Errorf("a variant named from a row: %q", v)
+				}
+			}
+		}
+	}
+	if ps := unread(a); len(ps) != 1 || ps[0].Line != 11 || !strings.Contains(ps[0].Msg, "no header naming its columns") {
+		t.Errorf("unread %+v, want the header-less stream table named at line 11", ps)
+	}
+}
