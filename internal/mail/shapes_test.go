@@ -277,3 +277,27 @@ func TestShapePctHeaders(t *testing.T) {
 		t.Errorf("unread %+v, want the header-less stream table named at line 11", ps)
 	}
 }
+
+// TestShapeMMTestsGluedHeader: mmtests runs a kernel name longer than its
+// column into the next; the table's columns cannot be told apart, so it
+// is named with its header line, not read with made-up names.
+func TestShapeMMTestsGluedHeader(t *testing.T) {
+	text := "Subject: x\n\nnumab\n" +
+		"                                  6.5.0-rc6              6.5.0-rc6\n" +
+		"                        sched-pidclear-v1r5sched-forcescan-v1r5x\n" +
+		"Amean     elsp-NUMA02       12.77 (   0.00%)       21.34 * -67.11%*\n" +
+		"Max       elsp-NUMA02       13.16 (   0.00%)       22.36 ( -69.91%)\n"
+	a, err := Analyze("x", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range a.Sections {
+		if len(s.Outputs) > 0 {
+			t.Errorf("outputs %+v, want none", s.Outputs)
+		}
+	}
+	ps := unread(a)
+	if len(ps) != 1 || ps[0].Line != 5 || !strings.Contains(ps[0].Msg, "does not split into its 2 kernels' names") {
+		t.Errorf("unread %+v, want the header at line 5 named", ps)
+	}
+}
