@@ -2,11 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/spf13/cobra"
 
@@ -53,9 +53,6 @@ func newReproduceCmd() *cobra.Command {
 					j.Quick()
 				}
 			}
-			if len(kernels) > 0 && run {
-				return errors.New("--kernel with --run: not built yet; write the plan with --plan --kernel and run it with kdelta vm -f FILE")
-			}
 			switch {
 			case plan:
 				if len(jobs) == 0 {
@@ -69,7 +66,7 @@ func newReproduceCmd() *cobra.Command {
 				}
 				return nil
 			case run:
-				return reproduceRun(c, name, a, jobs, output, stdout, stderr)
+				return reproduceRun(c, name, a, jobs, kernels, output, stdout, stderr)
 			}
 			report.Reading(stdout, a)
 			return nil
@@ -79,14 +76,43 @@ func newReproduceCmd() *cobra.Command {
 	f.BoolVar(&plan, "plan", false, "print the experiment as job files (kdelta run -f) instead")
 	f.BoolVar(&run, "run", false, "run the experiment on this machine and write a reply draft")
 	f.BoolVar(&quick, "quick", false, "with --run or --plan: at most 3 runs, each of the quick suite's size")
-	f.StringArrayVar(&kernels, "kernel", nil, "with --plan: a kernel to boot per variant of the mail (repeatable)")
+	f.StringArrayVar(&kernels, "kernel", nil, "with --plan or --run: a kernel to boot per variant of the mail, in the mail's order (repeatable; a file, deb: or git:); --run boots each in qemu (kdelta vm -f)")
 	f.StringVarP(&output, "output", "o", "", "with --run: write the reply draft to this file (default: standard output)")
 	return c
 }
 
+// reproduceVM runs job i (file jf) with kdelta vm -f, its variants the
+// kernels given, and returns their sets, each labelled with the mail's
+// variant its kernel stands for (mail_variant), in the order booted.
+func reproduceVM(c *cobra.Command, name string, i int, j *mail.Job, jf, out string, stderr io.Writer) ([]*result.Set, error) {
+	if code := Main(c.Context(), []string{"vm", "-f", jf, "-o", out}, stderr, stderr); code != ExitOK {
+		return nil, &exitError{code: code, err: fmt.Errorf("%s: job %d of the plan failed (kdelta vm -f, exit %d)", name, i+1, code)}
+	}
+	files, err := filepath.Glob(filepath.Join(out, "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, fmt.Errorf("%s: job %d of the plan: kdelta vm -f wrote no result set", name, i+1)
+	}
+	sort.Strings(files)
+	var sets []*result.Set
+	for _, f := range files {
+		s, err := result.Load(f)
+		if err != nil {
+			return nil, err
+		}
+		// kdelta vm names the variants A, B, ... in the job's order, which
+		// is the order of the kernels and of the mail's variants.
+		if v := s.Labels["variant"]; len(v) == 1 && v[0] >= 'A' && int(v[0]-'A') < len(j.Variants) {
+			s.Labels["mail_variant"] = j.Variants[v[0]-'A']
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
 // reproduceRun runs each job of the plan through kdelta run, in this
-// process, and writes the reply draft.
-func reproduceRun(c *cobra.Command, name string, a *mail.Analysis, jobs []*mail.Job, output string, stdout, stderr io.Writer) error {
+// process, or, with kernels, through kdelta vm -f, each kernel booted in
+// qemu as a variant of its own, and writes the reply draft.
+func reproduceRun(c *cobra.Command, name string, a *mail.Analysis, jobs []*mail.Job, kernels []string, output string, stdout, stderr io.Writer) error {
 	if len(jobs) == 0 {
 		return fmt.Errorf("%s: no command of the mail maps to a kdelta workload: nothing to run", name)
 	}
@@ -105,11 +131,29 @@ func reproduceRun(c *cobra.Command, name string, a *mail.Analysis, jobs []*mail.
 		return err
 	}
 	defer os.RemoveAll(dir)
+	// The job files lie in a directory of their own, where a kernel named
+	// by a relative path would be looked for: name it from here.
+	kernels = append([]string(nil), kernels...)
+	for i, k := range kernels {
+		if fi, err := os.Stat(k); err == nil && fi.Mode().IsRegular() {
+			if abs, err := filepath.Abs(k); err == nil {
+				kernels[i] = abs
+			}
+		}
+	}
 	var sets []*result.Set
 	for i, j := range jobs {
 		jf := filepath.Join(dir, fmt.Sprintf("job%d.toml", i+1))
-		if err := os.WriteFile(jf, []byte(j.TOML(filepath.Base(name), nil)), 0o644); err != nil {
+		if err := os.WriteFile(jf, []byte(j.TOML(filepath.Base(name), kernels)), 0o644); err != nil {
 			return err
+		}
+		if len(kernels) > 0 {
+			vs, err := reproduceVM(c, name, i, j, jf, filepath.Join(dir, fmt.Sprintf("sets%d", i+1)), stderr)
+			if err != nil {
+				return err
+			}
+			sets = append(sets, vs...)
+			continue
 		}
 		out := filepath.Join(dir, fmt.Sprintf("set%d.json", i+1))
 		if code := Main(c.Context(), []string{"run", "-f", jf, "-o", out}, stderr, stderr); code != ExitOK {

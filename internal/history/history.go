@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/store"
@@ -73,6 +74,14 @@ type Point struct {
 	// point differs from them.
 	Conditions map[string]string
 	Mixed      []result.ConditionDiff
+	// Emulated: a set of the point was measured under TCG emulation, its
+	// timings qemu's, not the hardware's.
+	Emulated bool
+	// Versus is kdelta compare's verdict on this point against the one
+	// before it, once the series is judged (Series.Judge): the one
+	// computation that both a step's marker and kdelta series' step
+	// line print. Nil when not judged, and on the first point.
+	Versus *Neighbour
 }
 
 // StepConditions lists the run conditions that differ between the
@@ -168,6 +177,7 @@ func build(samples []store.Sample, q Query) ([]*Series, error) {
 			}
 		}
 		p.Values = append(p.Values, s.Values...)
+		p.Emulated = p.Emulated || s.Emulated
 	}
 	var out []*Series
 	for _, k := range sortedKeys(byKey) {
@@ -271,7 +281,7 @@ func FromSets(sets []*result.Set, q Query) ([]*Series, error) {
 				}
 				m = b.Metrics[i]
 			}
-			samples = append(samples, store.Sample{SetID: s.ID, Created: s.Created, Labels: s.Labels, Conditions: s.Conditions, Bench: bi, Params: b.Params, Metric: m, Values: b.Values(m.Name)})
+			samples = append(samples, store.Sample{SetID: s.ID, Created: s.Created, Labels: s.Labels, Conditions: s.Conditions, Bench: bi, Params: b.Params, Metric: m, Values: b.Values(m.Name), Emulated: compare.Emulated(s)})
 		}
 	}
 	return build(samples, q)

@@ -55,6 +55,9 @@ func (s *Series) Neighbours(sets []*result.Set, opt compare.Options) []Neighbour
 			if err != nil {
 				n.Why = err.Error()
 			}
+			// A point measured under TCG (any of its sets) is not the
+			// hardware's timing, and its verdict says so.
+			c.Emulated = c.Emulated || emulated(p, byID) || emulated(q, byID)
 			n.Comparison = c
 		}
 		out = append(out, n)
@@ -63,9 +66,13 @@ func (s *Series) Neighbours(sets []*result.Set, opt compare.Options) []Neighbour
 }
 
 // benchmarkOf is the series' benchmark at point p: the matching
-// benchmark of p's sets, with the runs of all of them.
+// benchmark of p's sets, with the runs of all of them. Where the point
+// holds several sets, each is a session of it (a run already in a
+// session of its own keeps it, within its set's), as a label query's sets
+// are (resolve.Sessions).
 func (s *Series) benchmarkOf(p Point, byID map[string]*result.Set) *result.Benchmark {
 	var out *result.Benchmark
+	several := len(p.Sets) > 1
 	for _, id := range p.Sets {
 		set := byID[id]
 		if set == nil {
@@ -75,12 +82,24 @@ func (s *Series) benchmarkOf(p Point, byID map[string]*result.Set) *result.Bench
 			if b.Key() != s.Key() {
 				continue
 			}
+			runs := b.Runs
+			if several {
+				runs = make([]*result.Run, len(b.Runs))
+				for i, r := range b.Runs {
+					c := *r
+					c.Session = set.ID
+					if r.Session != "" && r.Session != set.ID {
+						c.Session = set.ID + "/" + r.Session
+					}
+					runs[i] = &c
+				}
+			}
 			if out == nil {
 				c := *b
-				c.Runs = append([]*result.Run(nil), b.Runs...)
+				c.Runs = append([]*result.Run(nil), runs...)
 				out = &c
 			} else {
-				out.Runs = append(out.Runs, b.Runs...)
+				out.Runs = append(out.Runs, runs...)
 			}
 		}
 	}
@@ -95,4 +114,24 @@ func firstSet(p Point, byID map[string]*result.Set) *result.Set {
 		}
 	}
 	return nil
+}
+
+// Judge compares each point of s with the one before it (Neighbours,
+// under opt) and keeps each comparison on its point (Point.Versus), so
+// that whatever prints a step prints this one comparison of it.
+func (s *Series) Judge(sets []*result.Set, opt compare.Options) {
+	for i, n := range s.Neighbours(sets, opt) {
+		s.Points[i+1].Versus = &n
+	}
+}
+
+// emulated tells whether any set of p that sets holds was measured under
+// TCG emulation (compare.Emulated).
+func emulated(p Point, byID map[string]*result.Set) bool {
+	for _, id := range p.Sets {
+		if compare.Emulated(byID[id]) {
+			return true
+		}
+	}
+	return false
 }

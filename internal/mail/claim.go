@@ -287,7 +287,7 @@ func (s *Section) checkClaims() {
 		top := 0
 		for _, p := range ps {
 			n := 0
-			for w := range wordSet(p.metric.Name + " " + p.workload + " " + p.command) {
+			for w := range wordSet(p.metric.Name + " " + p.workload + " " + p.command + rateWords(p.metric)) {
 				if words[w] {
 					n++
 				}
@@ -313,6 +313,18 @@ func (s *Section) checkClaims() {
 		}
 		c.Verdict = c.verdict()
 	}
+}
+
+// rateWords are the words a claim uses for a rate metric ("bogo-ops/s":
+// "14% more switches per second"), so that it speaks of the rate rather
+// than of the times measured beside it.
+func rateWords(m result.Metric) string {
+	for _, x := range []string{m.Name, m.Unit} {
+		if strings.HasSuffix(x, "/s") || strings.Contains(x, "/s-") || strings.HasSuffix(x, "/sec") || strings.HasSuffix(x, "/s)") {
+			return " per second"
+		}
+	}
+	return ""
 }
 
 // near tells whether the baseline of p is v, to the 2% a mail's rounding

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -240,7 +241,8 @@ func isProse(p paragraph) bool {
 		for _, f := range strings.Fields(l.Text) {
 			if hasDigit(f) {
 				nums++
-			} else if len(f) > 1 {
+			} else if len(f) > 1 && hasLetter(f) {
+				// A rule of dashes under a header is no word.
 				words++
 			}
 		}
@@ -249,6 +251,10 @@ func isProse(p paragraph) bool {
 }
 
 func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+func hasLetter(s string) bool {
+	return strings.IndexFunc(s, unicode.IsLetter) >= 0
+}
 
 // readSpan reads a span of data lines with kdelta's importers, with the
 // command that made it in front (perf stat's line names its workload and
@@ -278,6 +284,9 @@ func (s *Section) readSpan(name string, span []Line, variant string, cmd *Comman
 			s.Outputs = append(s.Outputs, out)
 			return true
 		}
+	}
+	if s.readShape(span, variant) {
+		return true
 	}
 	sets, err := result.ImportSets(where, []byte(text), "")
 	if err != nil {
@@ -330,8 +339,11 @@ func (s *Section) readSpan(name string, span []Line, variant string, cmd *Comman
 // knownUnread names the outputs kdelta recognises but does not compare
 // from a mail: perf annotate's and perf report's listings.
 func knownUnread(span []Line) string {
-	bars, report := 0, false
+	bars, report, mmBlock := 0, false, 0
 	for _, l := range span {
+		if mmBlockRE.MatchString(l.Text) {
+			mmBlock++
+		}
 		if strings.Contains(l.Text, "│") {
 			bars++
 		}
@@ -344,9 +356,15 @@ func knownUnread(span []Line) string {
 		return "perf annotate output: kept as the mail's, not compared (kdelta profile annotate reads a perf.data)"
 	case report:
 		return "perf report output: kept as the mail's, not compared (kdelta profile diff compares two recorded profiles)"
+	case mmBlock > 0 && mmBlock+2 >= len(span):
+		return "mmtests' duration or counter block (the time the whole run took, vmstat counters): kept as the mail's, not compared"
 	}
 	return ""
 }
+
+// mmBlockRE matches a row of the blocks mmtests prints after a compare
+// table: "Duration User 1412.88 1398.20", "Ops NUMA alloc hit 10824 ...".
+var mmBlockRE = regexp.MustCompile(`^\s*(?:Duration (?:User|System|Elapsed)|Ops [A-Za-z][\w -]*?)\s+\d[\d.]*(?:\s+\d[\d.]*)+\s*$`)
 
 // problemOf turns an importer's error into a problem naming the mail's
 // line: the importer counts the span's lines from 1.
@@ -369,6 +387,22 @@ func problemOf(err error, span []Line, pre int) Problem {
 	return Problem{Line: line, Text: text, Msg: msg}
 }
 
+// sentence tells whether a line reads as words with a number or two in
+// them ("Results on a Raspberry Pi 5 (4x Cortex-A76, 2.4 GHz, fan at
+// full"), not as a row of a table: six words or more, twice as many as
+// its numbers.
+func sentence(t string) bool {
+	words, nums := 0, 0
+	for _, f := range strings.Fields(t) {
+		if hasDigit(f) {
+			nums++
+		} else if len(f) > 1 {
+			words++
+		}
+	}
+	return words >= 6 && words >= 2*nums
+}
+
 // trailerRE matches a patch's trailers and pasted address headers.
 var trailerRE = regexp.MustCompile(`^[A-Z][\w-]*:\s.*[<@]`)
 
@@ -378,7 +412,7 @@ func tabular(span []Line) bool {
 	n := 0
 	for _, l := range span {
 		t := strings.TrimSpace(l.Text)
-		if hasDigit(t) && !pctWordRE.MatchString(t) && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !trailerRE.MatchString(t) {
+		if hasDigit(t) && !pctWordRE.MatchString(t) && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !trailerRE.MatchString(t) && !sentence(t) {
 			n++
 		}
 	}

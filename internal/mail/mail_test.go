@@ -149,7 +149,7 @@ func TestFlattened(t *testing.T) {
 // FuzzRead feeds the mail reader and the finder arbitrary input: they
 // must not panic, and every line they report must be one of the input's.
 func FuzzRead(f *testing.F) {
-	for _, n := range []string{"thread.mbox", "qp.eml", "unread.txt", "nothing.txt"} {
+	for _, n := range []string{"thread.mbox", "qp.eml", "unread.txt", "nothing.txt", "mmtests.txt", "pct.txt", "normalized.txt", "relative.txt", "glued.txt", "spaces.txt", "stressng.txt"} {
 		b, err := os.ReadFile(filepath.Join("testdata", n))
 		if err != nil {
 			f.Fatal(err)

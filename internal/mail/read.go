@@ -319,8 +319,9 @@ func (m *Message) setBody(text string) {
 	}
 	m.Lines = m.Lines[:0]
 	for i, l := range raw {
-		l = strings.TrimRight(l, " \t")
-		ln := Line{N: i + 1, Raw: l, Text: l}
+		raw := strings.TrimRight(l, " \t")
+		l = strings.TrimRight(plainSpaces(raw), " \t")
+		ln := Line{N: i + 1, Raw: raw, Text: l}
 		if q := quoteRE.FindString(l); q != "" {
 			ln.Level = strings.Count(q, ">")
 			ln.Text = l[len(q):]

@@ -59,26 +59,90 @@ func historyTitle(h *history.Series) string {
 	return fmt.Sprintf("%s: %s%s, by %s", t, m, dir, h.By)
 }
 
-// stepText describes a change point for a row.
+// stepText marks the row where a change point starts, with no figure
+// of its own: the size of the step is the row's change (the medians on
+// either side) and, in kdelta series, the step line's comparison of the
+// two builds with its interval. Where the series is judged
+// (history.Series.Judge), the marker's verdict is that comparison's, the
+// one the step line prints; otherwise the change point's own test (its
+// p-value and direction). The change point's estimate (the means of the
+// segments it splits) stays in the data formats, named "step".
 func stepText(h *history.Series, cp *stats.ChangePoint) string {
 	if cp == nil {
 		return ""
 	}
-	what := string(h.StepVerdict(*cp))
+	var versus *history.Neighbour
+	if cp.Index >= 0 && cp.Index < len(h.Points) {
+		versus = h.Points[cp.Index].Versus
+	}
+	judged := versus != nil && versus.Comparison.A.N > 0 && !cp.Figures
+	// The verdict, with its caveat where the timings are emulated (a
+	// judged step's comparison carries its own).
+	verdict := string(h.StepVerdict(*cp))
 	if cp.Figures {
-		// One value a point: the size, and no verdict.
-		what = "(one value a point: the size alone, untested)"
-		if ds := h.StepConditions(*cp); len(ds) > 0 {
-			what += ", where the run conditions change (" + conditionList(ds) + ")"
+		verdict = "(one value a point: untested)"
+	}
+	if judged {
+		verdict = VerdictText(versus.Comparison)
+	} else if stepEmulated(h, cp) {
+		verdict += ", " + EmulatedText
+	}
+	lead := fmt.Sprintf("<< step (%s) ", PValue(cp.P))
+	switch {
+	case judged:
+		lead = "<< step: "
+	case cp.Figures:
+		lead = "<< step "
+	}
+	ds := h.StepConditions(*cp)
+	switch {
+	case len(ds) == 0:
+		return lead + verdict
+	case cp.Figures:
+		return lead + verdict + ", where the run conditions change (" + conditionList(ds) + ")"
+	case judged:
+		return lead + verdict + ", where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+	}
+	// Not the kernel's step, as far as anyone can tell: say whose, and
+	// no verdict of the kernel.
+	what := "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+	if stepEmulated(h, cp) {
+		what += ", " + EmulatedText
+	}
+	return lead + what
+}
+
+// stepEmulated tells whether a point on either side of the change point
+// cp was measured under TCG emulation.
+func stepEmulated(h *history.Series, cp *stats.ChangePoint) bool {
+	for _, i := range []int{cp.Index - 1, cp.Index} {
+		if i >= 0 && i < len(h.Points) && h.Points[i].Emulated {
+			return true
 		}
-		return fmt.Sprintf("<< step %s (%s -> %s) %s", Pct(cp.Change), Num(cp.Before), Num(cp.After), what)
 	}
-	if ds := h.StepConditions(*cp); len(ds) > 0 {
-		// Not the kernel's step, as far as anyone can tell: say whose.
-		what = "where the run conditions change (" + conditionList(ds) + "), not only the " + h.By
+	return false
+}
+
+// emulatedNote names the points of h measured under TCG emulation, whose
+// timings are qemu's: "" when none is.
+func emulatedNote(h *history.Series) string {
+	var which []string
+	for _, p := range h.Points {
+		if p.Emulated {
+			which = append(which, p.Label)
+		}
 	}
-	return fmt.Sprintf("<< step %s (%s, mean %s -> %s) %s", Pct(cp.Change), PValue(cp.P),
-		Num(cp.Before), Num(cp.After), what)
+	by := h.By
+	if by == history.ByTime {
+		by = "set"
+	}
+	switch {
+	case len(which) == 0:
+		return ""
+	case len(which) == len(h.Points):
+		return "every " + by + ": " + EmulatedText
+	}
+	return by + " " + strings.Join(which, ", ") + ": " + EmulatedText
 }
 
 // conditionList joins condition differences for one line.
@@ -148,6 +212,9 @@ func historyText(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		if len(h.Steps) == 0 {
 			fmt.Fprintln(w, "  no change points")
 		}
+		if note := emulatedNote(h); note != "" {
+			fmt.Fprintln(w, "  "+note)
+		}
 		for _, p := range h.Points {
 			if len(p.Mixed) > 0 {
 				fmt.Fprintf(w, "  warning: %s %s: its sets ran under different conditions (%s)\n", h.By, p.Label, conditionList(p.Mixed))
@@ -199,6 +266,9 @@ func historyMarkdown(w io.Writer, hs []*history.Series, opt stats.ChangePointOpt
 			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", label, p.Summary.N, Num(p.Summary.Median),
 				changeText(p.Change), strings.TrimPrefix(stepText(h, p.Step), "<< "))
 		}
+		if note := emulatedNote(h); note != "" {
+			fmt.Fprintf(w, "\n%s\n", note)
+		}
 	}
 	fmt.Fprintf(w, "\n%s\n", historyFooter(opt))
 }
@@ -240,6 +310,8 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		Stddev jnum     `json:"stddev"`
 		Change jnum     `json:"change"`
 		Step   *step    `json:"step,omitempty"`
+		// Emulated: measured under TCG, not the hardware's timing.
+		Emulated bool `json:"emulated,omitempty"`
 	}
 	type series struct {
 		Workload   string            `json:"workload"`
@@ -262,7 +334,7 @@ func historyJSON(w io.Writer, hs []*history.Series, opt stats.ChangePointOptions
 		}
 		for _, p := range h.Points {
 			pt := point{Label: p.Label, Sets: p.Sets, N: p.Summary.N, Median: jnum(p.Summary.Median),
-				Mean: jnum(p.Summary.Mean), Stddev: jnum(p.Summary.Stddev), Change: jnum(p.Change)}
+				Mean: jnum(p.Summary.Mean), Stddev: jnum(p.Summary.Stddev), Change: jnum(p.Change), Emulated: p.Emulated}
 			if cp := p.Step; cp != nil {
 				pt.Step = &step{jnum(cp.Change), jnum(cp.P), jnum(cp.Before), jnum(cp.After), string(h.StepVerdict(*cp)), nil}
 				if ds := h.StepConditions(*cp); len(ds) > 0 {

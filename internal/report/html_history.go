@@ -23,6 +23,8 @@ type seriesView struct {
 	Chart  string
 	Points []pointView
 	Steps  []stepView
+	// Emulated names the points measured under TCG (emulatedNote).
+	Emulated string
 }
 
 type pointView struct {
@@ -56,7 +58,7 @@ func HistoryHTML(hs []*history.Series, opt stats.ChangePointOptions, hopt HTMLOp
 		c := historyChart(h, hopt)
 		c.ID = chartID("h", len(charts))
 		charts = append(charts, c)
-		sv := seriesView{Title: historyTitle(h), By: byHeader(h), Chart: c.ID}
+		sv := seriesView{Title: historyTitle(h), By: byHeader(h), Chart: c.ID, Emulated: emulatedNote(h)}
 		for _, p := range h.Points {
 			sv.Points = append(sv.Points, pointView{Label: p.Label, N: fmt.Sprint(p.Summary.N), Median: Num(p.Summary.Median),
 				Change: changeText(p.Change), Step: stepText(h, p.Step)})
@@ -72,7 +74,7 @@ func HistoryHTML(hs []*history.Series, opt stats.ChangePointOptions, hopt HTMLOp
 
 // historyChart is a column of runs per build in the series' order, the
 // builds' medians, and each segment between change points drawn at its
-// mean, the steps labelled with their size.
+// mean, the steps labelled with their p-value.
 func historyChart(h *history.Series, opt HTMLOptions) chart {
 	c := chart{Kind: "history", Title: historyTitle(h), YUnit: unitText(h.Metric.Name, h.Metric.Unit)}
 	runs := series{Name: "runs", Role: "runs"}
@@ -108,9 +110,11 @@ func historyChart(h *history.Series, opt HTMLOptions) chart {
 		if i == len(h.Steps)-1 {
 			c.Lines = append(c.Lines, mark{Kind: "segment", X0: float64(end) - 0.4, X1: float64(len(h.Points)) - 0.6, Y0: cp.After, Y1: cp.After})
 		}
-		s := step{X: float64(cp.Index) - 0.5, Label: fmt.Sprintf("%s (%s)", Pct(cp.Change), PValue(cp.P))}
+		// The label carries no figure: the size of the step is the
+		// table's change on its row (stepText).
+		s := step{X: float64(cp.Index) - 0.5, Label: "step (" + PValue(cp.P) + ")"}
 		if cp.Figures {
-			s.Label = Pct(cp.Change) + " (untested)"
+			s.Label = "step (untested)"
 		}
 		if opt.CompareURL != nil && cp.Index > 0 && cp.Index < len(h.Points) {
 			s.Link = opt.CompareURL(h.Points[cp.Index-1].Sets, h.Points[cp.Index].Sets)

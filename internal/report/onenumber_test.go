@@ -8,13 +8,17 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/explain"
+	"github.com/kdelta/kdelta/internal/result"
 )
 
 // TestOneNumberPerChange is issue 34's acceptance 7: for one pair (the
 // golden sets' rcu latency, seed mail 002's tables), the change that
-// compare's verdict line, its headline, explain and the HTML page print is
-// one number, and the figures printed beside it are the centres it
-// relates: their ratio is the change.
+// compare's verdict line, its headline, explain, the HTML page and kdelta
+// series of the two builds print is one number, and the figures printed
+// beside it are the centres it relates: their ratio is the change. In the
+// series the step's marker carries no figure of its own (the change
+// point's segment means once stood there beside the pair's change) and
+// the verdict of the line the series ends with.
 func TestOneNumberPerChange(t *testing.T) {
 	r := loadPair(t, nil)
 	var row = -1
@@ -63,5 +67,67 @@ func TestOneNumberPerChange(t *testing.T) {
 	sentence := fmt.Sprintf("mean %s -> %s (%.1f%% improvement; %s)", WithUnit(c.Centres[0], "ms"), WithUnit(c.Centres[1], "ms"), -100*c.Change, c.Centre)
 	if !strings.Contains(flat(exp), sentence) {
 		t.Errorf("explain lacks %q:\n%s", sentence, exp.String())
+	}
+}
+
+// seriesOfPair is kdelta series of the golden pair as two builds.
+func seriesOfPair(t *testing.T) string {
+	t.Helper()
+	var sets []*result.Set
+	for i, f := range []string{"testdata/compare/a.json", "testdata/compare/b.json"} {
+		s, err := result.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Labels = map[string]string{"kernel": []string{"6.1.0-55-cloud-amd64", "6.1.0-56-cloud-amd64"}[i]}
+		sets = append(sets, s)
+	}
+	var b bytes.Buffer
+	if err := WriteSeriesOf(&b, sets); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestOneNumberPerChangeSeries is the series half of
+// TestOneNumberPerChange: every step marker of the golden pair's series
+// (rcu, and syscall's +5%, a change point the session noise leaves
+// inconclusive) prints no figure, and its verdict is the one of the line
+// the series ends with, which prints compare's change for the pair.
+func TestOneNumberPerChangeSeries(t *testing.T) {
+	out := seriesOfPair(t)
+	r := loadPair(t, nil)
+	markers := 0
+	for _, row := range r.Rows {
+		if !row.Primary {
+			continue
+		}
+		c := row.Vs[0]
+		end := row.Workload + ":" + row.Params + " " + row.Metric.Name + ": 6.1.0-56-cloud-amd64 vs 6.1.0-55-cloud-amd64: " + Pct(c.Change) + " "
+		if !strings.Contains(out, "\n"+end) {
+			t.Errorf("series does not print compare's change %s for %s:\n%s", Pct(c.Change), row.Workload, out)
+		}
+		// The table of this workload: from its title to the next blank line.
+		at := strings.Index(out, row.Workload+"  ")
+		if at < 0 {
+			t.Fatalf("no history of %s:\n%s", row.Workload, out)
+		}
+		table, _, _ := strings.Cut(out[at:], "\n\n")
+		for _, l := range strings.Split(table, "\n") {
+			_, m, ok := strings.Cut(l, "<< step")
+			if !ok {
+				continue
+			}
+			markers++
+			if m != ": "+VerdictText(c) {
+				t.Errorf("%s: marker %q, want the verdict the series ends with, %q", row.Workload, m, ": "+VerdictText(c))
+			}
+			if strings.Contains(m, "%") {
+				t.Errorf("%s: marker %q prints a figure beside compare's %s", row.Workload, m, Pct(c.Change))
+			}
+		}
+	}
+	if markers != 2 {
+		t.Errorf("%d step markers, want 2 (syscall and rcu):\n%s", markers, out)
 	}
 }

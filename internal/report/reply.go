@@ -3,7 +3,11 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/compare"
 
 	"github.com/kdelta/kdelta/internal/mail"
 	"github.com/kdelta/kdelta/internal/result"
@@ -43,12 +47,22 @@ func Reply(w io.Writer, a *mail.Analysis, ours []*result.Set) {
 	if m.From != "" {
 		who = m.From + " reports"
 	}
-	out = append(out, wrap("Hi, I reran what "+who+" with kdelta reproduce on this machine.", "")...)
+	where := "on this machine"
+	for _, s := range ours {
+		if s.Labels["vm"] != "" {
+			where = "on this machine, each kernel booted in qemu"
+		}
+	}
+	out = append(out, wrap("Hi, I reran what "+who+" with kdelta reproduce "+where+".", "")...)
 	for _, s := range a.Sections {
 		out = append(out, replySection(m, s, ours)...)
 	}
 	if env := setupLines(ours); len(env) > 0 {
-		out = append(out, "", "This machine's setup (kdelta env):")
+		if where != "on this machine" {
+			out = append(out, "", "The first guest's setup (kdelta env):")
+		} else {
+			out = append(out, "", "This machine's setup (kdelta env):")
+		}
 		for _, e := range env {
 			out = append(out, wrap(e, "  ")...)
 		}
@@ -75,10 +89,11 @@ func replySection(m *mail.Message, s *mail.Section, ours []*result.Set) []string
 	var out []string
 	done := map[string]bool{}
 	for _, c := range s.Commands {
-		b := ourBench(c, ours)
-		if b == nil || done[c.Map.Spec] {
+		sides := ourBenches(c, ours)
+		if len(sides) == 0 || done[c.Map.Spec] {
 			continue
 		}
+		b := sides[0].b
 		done[c.Map.Spec] = true
 		out = append(out, "")
 		out = append(out, quoteLines(m, s, c.Line, c.Line)...)
@@ -102,9 +117,20 @@ func replySection(m *mail.Message, s *mail.Section, ours []*result.Set) []string
 				}
 			}
 		}
-		for _, met := range b.Metrics {
-			if vs := b.Values(met.Name); len(vs) > 0 && mailHas(s, met.Name) {
-				out = append(out, wrap(fmt.Sprintf("here (%s %s), %s: %s", b.Workload, result.FormatParams(b.Params), met.Name, metricFigures(b, met)), "  ")...)
+		for _, side := range sides {
+			for _, met := range side.b.Metrics {
+				if vs := side.b.Values(met.Name); len(vs) > 0 && mailHas(s, met.Name) {
+					out = append(out, wrap(fmt.Sprintf("%s (%s %s), %s: %s", hereOn(side.set), side.b.Workload, result.FormatParams(side.b.Params), met.Name, metricFigures(side.b, met)), "  ")...)
+				}
+			}
+		}
+		// Between the kernels booted here, kdelta's verdict.
+		for _, side := range sides[1:] {
+			for _, met := range b.Metrics {
+				if len(b.Values(met.Name)) == 0 || !mailHas(s, met.Name) {
+					continue
+				}
+				out = append(out, wrap(fmt.Sprintf("here, %s vs %s, %s: %s", variantOf(side.set), variantOf(sides[0].set), met.Name, ourVerdict(sides[0], side, met.Name)), "  ")...)
 			}
 		}
 	}
@@ -160,6 +186,77 @@ func mailHas(s *mail.Section, metric string) bool {
 	return false
 }
 
+// An ourSide is a benchmark kdelta ran here and the set it is of.
+type ourSide struct {
+	set *result.Set
+	b   *result.Benchmark
+}
+
+// ourBenches finds the benchmarks kdelta ran for a command: one per
+// kernel booted for it (kdelta vm's sets, a variant each), else the one
+// of this machine's run.
+func ourBenches(c *mail.Command, ours []*result.Set) []ourSide {
+	var out []ourSide
+	for _, s := range ours {
+		if s.Labels["vm"] == "" {
+			continue
+		}
+		if b := ourBench(c, []*result.Set{s}); b != nil {
+			out = append(out, ourSide{s, b})
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, s := range ours {
+		if b := ourBench(c, []*result.Set{s}); b != nil && b == ourBench(c, ours) {
+			return []ourSide{{s, b}}
+		}
+	}
+	return nil
+}
+
+// hereOn says where a figure of ours was measured: this machine, or a
+// kernel booted in qemu as a variant, with the mail's variant it stands
+// for.
+func hereOn(s *result.Set) string {
+	if s.Labels["vm"] == "" {
+		return "here"
+	}
+	return "here on " + variantOf(s)
+}
+
+func variantOf(s *result.Set) string {
+	v := "kernel " + s.Labels["kernel"] + " (" + s.Labels["variant"]
+	if mv := s.Labels["mail_variant"]; mv != "" {
+		v += ", the mail's " + strconv.Quote(mv)
+	}
+	return v + ")"
+}
+
+// ourVerdict is kdelta's verdict between two kernels booted here, as
+// compare judges it: the design and the noise it rests on named.
+func ourVerdict(a, b ourSide, metric string) string {
+	cmp, err := compare.MetricIn(a.set, a.b, b.set, b.b, metric, compare.Options{})
+	if err != nil {
+		return err.Error()
+	}
+	if cmp.A.N <= 1 || cmp.B.N <= 1 || math.IsNaN(cmp.P) {
+		return fmt.Sprintf("change %+.1f%%, one run a side: figures, no test", 100*cmp.Change)
+	}
+	v := fmt.Sprintf("%s, change %+.1f%% (n=%d vs %d, p=%.2g", cmp.Verdict.Words(), 100*cmp.Change, cmp.A.N, cmp.B.N, cmp.P)
+	if n := cmp.Design.Noise.Assumption(); n != "" {
+		v += "; " + n
+	} else if cmp.Design.Noise.Known() {
+		v += fmt.Sprintf("; session noise ±%.1f%%", 100*cmp.Design.Noise.SD)
+	}
+	v += ")"
+	if a.set.Labels["accel"] == "tcg" || b.set.Labels["accel"] == "tcg" {
+		v += "; emulated (TCG): not the hardware's timing"
+	}
+	return v
+}
+
 // ourBench finds the benchmark kdelta ran for a command: the workload
 // and parameters of its spec.
 func ourBench(c *mail.Command, ours []*result.Set) *result.Benchmark {
@@ -200,9 +297,35 @@ func quoteLines(m *mail.Message, s *mail.Section, from, to int) []string {
 			continue
 		}
 		prefix := ">" + strings.Repeat(">", l.Level) + " "
+		// A line that fits is quoted as it stands, its columns kept (a
+		// table's row stays a row); a longer one is filled.
+		if t := expandTabs(strings.TrimSpace(l.Text)); len([]rune(prefix+t)) <= replyWidth {
+			out = append(out, strings.TrimRight(prefix+t, " "))
+			continue
+		}
 		out = append(out, wrap(strings.TrimSpace(l.Text), prefix)...)
 	}
 	return out
+}
+
+// expandTabs replaces each tab by the spaces to the next multiple of 8.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	var b strings.Builder
+	col := 0
+	for _, r := range s {
+		if r == '\t' {
+			n := 8 - col%8
+			b.WriteString(strings.Repeat(" ", n))
+			col += n
+			continue
+		}
+		b.WriteRune(r)
+		col++
+	}
+	return b.String()
 }
 
 // setupLines are the setup facts of the sets kdelta measured.

@@ -6,7 +6,6 @@ import (
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/history"
-	"github.com/kdelta/kdelta/internal/resolve"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -30,6 +29,15 @@ func WriteSeriesOf(w io.Writer, sets []*result.Set) error {
 // each step the two builds on either side and what differs between their
 // fingerprints (the guests' own), so a step is told from a setup change.
 func WriteSeries(w io.Writer, hs []*history.Series, sets []*result.Set, opt stats.ChangePointOptions) error {
+	// Each place a series may step is compared once, as kdelta compare
+	// would (a series made without options, by compare's defaults): the
+	// step's marker and the verdict a series of two ends with print
+	// that comparison.
+	for _, h := range hs {
+		if len(h.Points) > 1 && h.Points[1].Versus == nil {
+			h.Judge(sets, compare.Options{})
+		}
+	}
 	if err := WriteHistory(w, hs, opt, "text"); err != nil {
 		return err
 	}
@@ -66,7 +74,7 @@ func WriteSeries(w io.Writer, hs []*history.Series, sets []*result.Set, opt stat
 		}
 	}
 	for _, h := range hs {
-		if line := twoBuilds(h, sets); line != "" {
+		if line := twoBuilds(h); line != "" {
 			fmt.Fprintf(w, "\n%s\n", line)
 		}
 	}
@@ -75,42 +83,14 @@ func WriteSeries(w io.Writer, hs []*history.Series, sets []*result.Set, opt stat
 
 // twoBuilds is the verdict between the two builds of a series of two, as
 // kdelta compare gives it (a build of several boots is several
-// sessions), for a history that has no change point to show: "" for
-// other series.
-func twoBuilds(h *history.Series, sets []*result.Set) string {
-	if len(h.Points) != 2 {
+// sessions): the comparison the series was judged by (Point.Versus),
+// which the step's marker prints too; "" for other series.
+func twoBuilds(h *history.Series) string {
+	if len(h.Points) != 2 || h.Points[1].Versus == nil || h.Points[1].Versus.Comparison.A.N == 0 {
 		return ""
 	}
-	var ins []compare.Input
-	for _, p := range h.Points {
-		var of []*result.Set
-		for _, s := range sets {
-			if s.Labels[h.By] == p.Label {
-				of = append(of, s)
-			}
-		}
-		if len(of) == 0 {
-			return ""
-		}
-		side := of[0]
-		if len(of) > 1 {
-			if merged, err := resolve.Sessions(h.By+"="+p.Label, of); err == nil {
-				side = merged
-			}
-		}
-		ins = append(ins, compare.Input{Name: p.Label, Set: side})
-	}
-	r, err := compare.Compare(ins, compare.Options{Metrics: h.Metric.Name})
-	if err != nil {
-		return ""
-	}
-	for _, row := range r.Rows {
-		if row.Workload != h.Workload || row.Params != result.FormatParams(h.Params) || len(row.Vs) != 1 {
-			continue
-		}
-		c := row.Vs[0]
-		return fmt.Sprintf("%s %s: %s vs %s: %s %s %s %s", h.Key(), h.Metric.Name, ins[1].Name, ins[0].Name,
-			Pct(c.Change), Interval(c.CI), PValue(c.P), verdictLine(c))
-	}
-	return ""
+	n := h.Points[1].Versus
+	c := n.Comparison
+	return fmt.Sprintf("%s %s: %s vs %s: %s %s %s %s", h.Key(), h.Metric.Name, n.After, n.Before,
+		Pct(c.Change), Interval(c.CI), PValue(c.P), verdictLine(c))
 }

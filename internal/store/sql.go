@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/result"
 )
 
@@ -485,13 +486,43 @@ func (s *sqlStore) Samples(ctx context.Context, q SampleQuery) ([]Sample, error)
 	if err != nil {
 		return nil, err
 	}
+	emulated, err := s.emulated(ctx, cond, args)
+	if err != nil {
+		return nil, err
+	}
 	for i := range out {
 		out[i].Labels = labels[out[i].SetID]
 		if out[i].Labels == nil {
 			out[i].Labels = map[string]string{}
 		}
+		out[i].Emulated = emulated[out[i].SetID]
 	}
 	return out, nil
+}
+
+// emulatedMark starts the warning kdelta vm records in the sets of boots
+// under TCG (vm.TCGWarning); a set whose stored body holds it is decoded
+// and asked compare.Emulated, the one rule.
+const emulatedMark = "timings emulated under TCG"
+
+// emulated are the sets matching cond (over sets sx) that were measured
+// under TCG emulation.
+func (s *sqlStore) emulated(ctx context.Context, cond string, args []any) (map[string]bool, error) {
+	out := map[string]bool{}
+	var bad error
+	err := s.each(ctx, `SELECT sx.id, sx.body, '' FROM sets sx WHERE sx.body LIKE ? AND `+cond, append([]any{"%" + emulatedMark + "%"}, args...),
+		func(id, body, _ string) {
+			set, err := result.Decode(s.loc+": result set "+id, []byte(body))
+			if err != nil {
+				bad = errors.Join(bad, err)
+				return
+			}
+			out[id] = compare.Emulated(set)
+		})
+	if err != nil {
+		return nil, err
+	}
+	return out, bad
 }
 
 // parseParams reads the parameters of a benchmark, kept as a JSON object.

@@ -117,6 +117,9 @@ type Sample struct {
 	Params     map[string]string
 	Metric     result.Metric
 	Values     []float64
+	// Emulated: the set was measured under TCG emulation (its warnings
+	// say so, compare.Emulated): its timings are qemu's.
+	Emulated bool
 }
 
 // Key names the sample's benchmark as result.Benchmark.Key does.

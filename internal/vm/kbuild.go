@@ -141,18 +141,23 @@ func (sr *Series) WriteCommits(w io.Writer, opt compare.Options) {
 		return
 	}
 	for _, h := range sr.History {
-		for _, n := range h.Neighbours(sr.Sets, opt) {
-			if n.Step == nil {
+		if len(h.Points) > 1 && h.Points[1].Versus == nil {
+			h.Judge(sr.Sets, opt)
+		}
+		// The comparison the step's marker prints, judged once.
+		for _, p := range h.Points {
+			n := p.Versus
+			if n == nil || n.Step == nil {
 				continue
 			}
 			after, before := byPoint[n.After], byPoint[n.Before]
 			if after == nil || before == nil {
 				continue
 			}
-			c := n.Comparison
 			// The verdict carries its caveat where it is printed: builds
-			// booted under TCG are not the hardware's timing.
-			c.Emulated = compare.Emulated(after) || compare.Emulated(before)
+			// booted under TCG are not the hardware's timing
+			// (history.Neighbours marks the comparison).
+			c := n.Comparison
 			bench := strings.TrimSpace(h.Workload + " " + result.FormatParams(h.Params))
 			line := fmt.Sprintf("step at commit %.12s (%s): %s %s", after.Labels[LabelCommit], after.Labels[LabelSubject], bench, h.Metric.Name)
 			if c.A.N == 0 {

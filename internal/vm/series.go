@@ -69,6 +69,11 @@ func (sr *Series) Run(ctx context.Context, opt *Options) ([]*result.Set, error) 
 	if sr.History, err = history.Across(sr.Sets, sr.by, report.SeriesChangePoints); err != nil {
 		return sr.Sets, errors.Join(runErr, err)
 	}
+	// Each place a series may step is compared once: the step's marker
+	// in the history and its step line print this comparison.
+	for _, h := range sr.History {
+		h.Judge(sr.Sets, opt.Until.CompareOptions())
+	}
 	if opt.Until.On && runErr == nil {
 		sr.Stops = opt.Until.Stops
 	}
@@ -108,8 +113,10 @@ func (sr *Series) places(opt compare.Options) func([]*result.Set) []question {
 // across the builds with its steps (report.WriteSeries), and why the
 // boots stopped.
 func (sr *Series) Write(w io.Writer) error {
+	// sr.History is judged under the options the boots were (Run), so
+	// a step's marker prints the comparison the stop lines speak of.
 	var err error
-	if sr.by == "kernel" {
+	if sr.History == nil {
 		err = report.WriteSeriesOf(w, sr.Sets)
 	} else {
 		err = report.WriteSeries(w, sr.History, sr.Sets, report.SeriesChangePoints)
