@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -91,30 +90,26 @@ func (bl *Baseline) Sessions(set *result.Set) bool {
 // worth saying (a counterpart matched by a fallback), each once.
 func (bl *Baseline) Warnings() []string { return bl.warnings }
 
-// Stops says why each benchmark of set stopped, one line each, as kdelta
-// run prints them after its summary; maxRuns is --max-runs.
-func (bl *Baseline) Stops(set *result.Set, maxRuns int) []string {
-	var lines []string
+// A Stop is why one benchmark of kdelta run --until-conclusive stopped:
+// its comparison with the baseline on Metric (A.N is 0 when they were
+// not compared, and Why says why), whether that is conclusive, its runs,
+// and MaxRuns, --max-runs, which its runs may have reached.
+type Stop struct {
+	stats.Comparison
+	Bench, Metric, Why string
+	Conclusive         bool
+	Runs, MaxRuns      int
+}
+
+// Stops says why each benchmark of set stopped, as kdelta run prints
+// them after its summary; maxRuns is --max-runs.
+func (bl *Baseline) Stops(set *result.Set, maxRuns int) []Stop {
+	var stops []Stop
 	for _, v := range bl.verdicts(set) {
-		var why string
-		switch {
-		case conclusive(v.Comparison):
-			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.Verdict)
-		case v.A.N > 0 && v.runs >= maxRuns:
-			why = fmt.Sprintf("reached --max-runs %d: %s", maxRuns, v.why)
-		default:
-			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.why)
-		}
-		if v.A.N > 0 {
-			design := fmt.Sprintf("%d runs", v.A.N)
-			if d := report.DesignText(v.Comparison); d != "" {
-				design = strings.TrimSuffix(strings.TrimPrefix(d, "("), ")")
-			}
-			why += fmt.Sprintf(" (%s %s %s %s vs baseline, %s)", v.metric, report.Pct(v.Change), report.Interval(v.CI), report.PValue(v.P), design)
-		}
-		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s", v.bench, why))
+		stops = append(stops, Stop{Comparison: v.Comparison, Bench: v.bench, Metric: v.metric, Why: v.why,
+			Conclusive: conclusive(v.Comparison), Runs: v.runs, MaxRuns: maxRuns})
 	}
-	return lines
+	return stops
 }
 
 // conclusive tells whether --until-conclusive stops on c: improved,
@@ -149,7 +144,6 @@ func (bl *Baseline) verdicts(set *result.Set) []baselineVerdict {
 				v.why = "not compared with the baseline: " + err.Error()
 				break
 			}
-			v.why = report.VerdictText(v.Comparison)
 		}
 		vs = append(vs, v)
 	}
