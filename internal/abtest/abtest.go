@@ -139,7 +139,7 @@ type Result struct {
 	// Verdicts are, at each knob point, each variant against the first
 	// on each benchmark's first metric; Pending those still inconclusive.
 	Verdicts []job.Verdict
-	Pending  []string
+	Pending  []job.Verdict
 }
 
 // Run runs the session o describes. It opens the knobs (every file
