@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/history"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/stats"
@@ -40,8 +39,8 @@ type Until struct {
 	// is kdelta compare's 1%).
 	Compare stats.Options
 	// Stops, after a run that ended by the rule, say why the boots
-	// stopped: a line per question.
-	Stops []string
+	// stopped: one per question.
+	Stops []BootStop
 }
 
 // DefaultMaxBoots is --max-boots' default.
@@ -232,46 +231,27 @@ func (x *untilBoots) open(sets []*result.Set) [][]bool {
 	return out
 }
 
-// stops says, for each question, whether it is clear and after how many
-// boots, or that it stayed unclear and why.
-func (x *untilBoots) stops(sets []*result.Set) []string {
-	var lines []string
-	for _, q := range x.questions(sets) {
-		ba, bb := x.s.boots[q.a], x.s.boots[q.b]
-		each := fmt.Sprintf("%d boots each", ba)
-		switch {
-		case ba != bb:
-			each = fmt.Sprintf("%d and %d boots", ba, bb)
-		case ba == 1:
-			each = "1 boot each"
-		}
-		var why string
-		switch {
-		case q.n.Clear() && min(ba, bb) >= MinBoots:
-			why = "clear after " + each + ": " + bootsVerdict(q.n)
-		case max(ba, bb) >= x.u.MaxBoots:
-			why = fmt.Sprintf("reached --max-boots %d: %s", x.u.MaxBoots, bootsVerdict(q.n))
-		default:
-			why = "unclear after " + each + ": " + bootsVerdict(q.n)
-		}
-		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s -> %s: %s", q.bench, q.n.Before, q.n.After, why))
-	}
-	return lines
+// A BootStop is why the boots of one question stopped: the benchmark,
+// the two neighbouring variants and the verdict between them, the boots
+// of each, and whether the question is clear, or reached MaxBoots
+// (--max-boots) unclear.
+type BootStop struct {
+	Bench     string
+	Neighbour history.Neighbour
+	Boots     [2]int
+	Clear     bool
+	AtMax     bool
+	MaxBoots  int
 }
 
-// bootsVerdict is a question's verdict as kdelta compare says it, the
-// sessions it counts called boots, with the change and its interval.
-func bootsVerdict(n history.Neighbour) string {
-	c := n.Comparison
-	if c.A.N == 0 {
-		return "not compared: " + n.Why
+// stops says, for each question, whether it is clear and after how many
+// boots, or that it stayed unclear and why.
+func (x *untilBoots) stops(sets []*result.Set) []BootStop {
+	var out []BootStop
+	for _, q := range x.questions(sets) {
+		ba, bb := x.s.boots[q.a], x.s.boots[q.b]
+		out = append(out, BootStop{Bench: q.bench, Neighbour: q.n, Boots: [2]int{ba, bb},
+			Clear: q.n.Clear() && min(ba, bb) >= MinBoots, AtMax: max(ba, bb) >= x.u.MaxBoots, MaxBoots: x.u.MaxBoots})
 	}
-	v := report.VerdictText(c)
-	if c.Verdict == stats.Inconclusive && c.NeedSessions > 0 {
-		v = fmt.Sprintf("inconclusive (need ≈%d boots)", c.NeedSessions)
-	}
-	if n.Step != nil && c.Verdict == stats.NoChange {
-		v += fmt.Sprintf(", where the change points put a step of %s", report.Pct(n.Step.Change))
-	}
-	return fmt.Sprintf("%s (%s %s %s)", v, report.Pct(c.Change), report.Interval(c.CI), report.PValue(c.P))
+	return out
 }
