@@ -142,7 +142,6 @@ func (bl *Baseline) verdicts(set *result.Set) []baselineVerdict {
 			v.metric = m.Name
 			if v.Comparison, err = bl.compareWith(set, b, m.Name); err != nil {
 				v.why = "not compared with the baseline: " + err.Error()
-				break
 			}
 		}
 		vs = append(vs, v)
