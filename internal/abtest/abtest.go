@@ -143,7 +143,7 @@ type Result struct {
 	// Verdicts are, at each knob point, each variant against the first
 	// on each benchmark's first metric; Pending those still inconclusive.
 	Verdicts []job.Verdict
-	Pending  []string
+	Pending  []job.Verdict
 }
 
 // Run runs the session o describes. It opens the knobs (every file
@@ -427,8 +427,8 @@ func (s *session) runCells(ctx context.Context) error {
 	return s.restore(err)
 }
 
-// compareOptions are the options of every comparison of the cells.
-func (o Options) compareOptions() compare.Options {
+// CompareOptions are the options of every comparison of the cells.
+func (o Options) CompareOptions() compare.Options {
 	return compare.Options{Stats: o.Stats, Noise: o.Noise}
 }
 
@@ -436,7 +436,7 @@ func (o Options) compareOptions() compare.Options {
 // variant's question against the first is open (compare.Question.Open),
 // every benchmark of every cell is open, as a round runs every cell.
 func (s *session) pending(sets []*result.Set) [][]bool {
-	open := len(pendingOf(job.Verdicts(s.res.Cells, sets, s.o.compareOptions()))) > 0
+	open := len(pendingOf(job.Verdicts(s.res.Cells, sets, s.o.CompareOptions()))) > 0
 	out := make([][]bool, len(sets))
 	for i, set := range sets {
 		out[i] = make([]bool, len(set.Benchmarks))
@@ -516,24 +516,24 @@ func (s *session) compare() error {
 		for i, set := range r.Sets {
 			ins[i] = compare.Input{Name: r.Cells[i].Name, Set: set}
 		}
-		c, err := compare.Compare(ins, s.o.compareOptions())
+		c, err := compare.Compare(ins, s.o.CompareOptions())
 		if err != nil {
 			return err
 		}
 		r.Compare = c
 	}
-	r.Verdicts = job.Verdicts(r.Cells, r.Sets, s.o.compareOptions())
+	r.Verdicts = job.Verdicts(r.Cells, r.Sets, s.o.CompareOptions())
 	r.Pending = pendingOf(r.Verdicts)
 	return nil
 }
 
 // pendingOf lists the verdicts --until-conclusive still waits for: those
 // whose question is open.
-func pendingOf(vs []job.Verdict) []string {
-	var out []string
+func pendingOf(vs []job.Verdict) []job.Verdict {
+	var out []job.Verdict
 	for _, v := range vs {
 		if v.Open {
-			out = append(out, v.String())
+			out = append(out, v)
 		}
 	}
 	return out

@@ -13,6 +13,7 @@ import (
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/knob"
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/stats"
@@ -227,17 +228,17 @@ func TestNewPlan(t *testing.T) {
 // knob point.
 func TestRegressions(t *testing.T) {
 	res := &abtest.Result{Verdicts: []job.Verdict{{Cell: "b", Baseline: "a", Benchmark: "syscall", Metric: "ns/call"}}}
-	if r := res.Regressions(); len(r) != 0 {
+	if r := report.Regressions(res); len(r) != 0 {
 		t.Errorf("no regression: %v", r)
 	}
 	res.Verdicts[0].Comparison.Verdict = "regressed"
-	if r := res.Regressions(); len(r) != 1 || !strings.HasPrefix(r[0], "b vs a: syscall ns/call") {
+	if r := report.Regressions(res); len(r) != 1 || !strings.HasPrefix(r[0], "b vs a: syscall ns/call") {
 		t.Errorf("regressions %q", r)
 	}
 	// The comparison's come first, each named by its variant.
 	res.Compare = &compare.Result{Names: []string{"a", "b"}, Rows: []compare.Row{
 		{Workload: "syscall", Metric: result.Metric{Name: "ns/call"}, Vs: []stats.Comparison{{Verdict: stats.Regressed}}}}}
-	if r := res.Regressions(); len(r) != 2 || r[0] != "b syscall ns/call" || !strings.HasPrefix(r[1], "b vs a:") {
+	if r := report.Regressions(res); len(r) != 2 || r[0] != "b syscall ns/call" || !strings.HasPrefix(r[1], "b vs a:") {
 		t.Errorf("regressions %q", r)
 	}
 }
@@ -255,9 +256,9 @@ func TestReport(t *testing.T) {
 	}
 	cells := []job.Cell{{Name: "a"}, {Name: "b"}}
 	sets := []*result.Set{{Benchmarks: []*result.Benchmark{runs(3), runs(5)}}, {Benchmarks: []*result.Benchmark{runs(5), runs(5)}}}
-	res := &abtest.Result{Cells: cells, Sets: sets, Paths: []string{"p-a.json", ""}, Pending: []string{"b vs a: pending"}}
+	res := &abtest.Result{Cells: cells, Sets: sets, Paths: []string{"p-a.json", ""}, Pending: []job.Verdict{{Cell: "b", Baseline: "a"}}}
 	j := &job.Job{UntilConclusive: true, MaxRuns: 8}
-	r := res.Report(abtest.Options{Job: j})
+	r := report.SessionOf(res, abtest.Options{Job: j})
 	if strings.Join(r.Names, ",") != "a,b" || r.Paths[0] != "p-a.json" || r.Sweeps != nil {
 		t.Errorf("report %+v: want the cells' names and paths, no sweep", r)
 	}
@@ -270,7 +271,7 @@ func TestReport(t *testing.T) {
 	}
 	j.Matrix = []job.Axis{axis}
 	one := &abtest.Result{Cells: cells[:1], Sets: sets[:1], Paths: []string{""}}
-	if r := one.Report(abtest.Options{Job: j}); r.Sweeps == nil || r.Until != nil {
+	if r := report.SessionOf(one, abtest.Options{Job: j}); r.Sweeps == nil || r.Until != nil {
 		t.Errorf("one cell with a matrix: sweeps %v, until %+v; want a sweep and no until", r.Sweeps, r.Until)
 	}
 }

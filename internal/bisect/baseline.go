@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -90,31 +89,26 @@ func (bl *Baseline) Sessions(set *result.Set) bool {
 // worth saying (a counterpart matched by a fallback), each once.
 func (bl *Baseline) Warnings() []string { return bl.warnings }
 
-// Stops says why each benchmark of set stopped, one line each, as kdelta
-// run prints them after its summary; maxRuns is --max-runs.
-func (bl *Baseline) Stops(set *result.Set, maxRuns int) []string {
-	var lines []string
+// A Stop is why one benchmark of kdelta run --until-conclusive stopped:
+// its comparison with the baseline on Metric (A.N is 0 when they were
+// not compared, and Why says why), whether that is conclusive, its runs,
+// and MaxRuns, --max-runs, which its runs may have reached.
+type Stop struct {
+	stats.Comparison
+	Bench, Metric, Why string
+	Conclusive         bool
+	Runs, MaxRuns      int
+}
+
+// Stops says why each benchmark of set stopped, as kdelta run prints
+// them after its summary; maxRuns is --max-runs.
+func (bl *Baseline) Stops(set *result.Set, maxRuns int) []Stop {
+	var stops []Stop
 	for _, v := range bl.verdicts(set) {
-		var why string
-		c := v.Comparison
-		switch {
-		case v.Settled():
-			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, c.Verdict)
-		case c.A.N > 0 && v.runs >= maxRuns:
-			why = fmt.Sprintf("reached --max-runs %d: %s", maxRuns, v.Why)
-		default:
-			why = fmt.Sprintf("stopped after %d runs: %s", v.runs, v.Why)
-		}
-		if c.A.N > 0 {
-			design := fmt.Sprintf("%d runs", c.A.N)
-			if d := report.DesignText(c); d != "" {
-				design = strings.TrimSuffix(strings.TrimPrefix(d, "("), ")")
-			}
-			why += fmt.Sprintf(" (%s %s %s %s vs baseline, %s)", v.Metric, report.Pct(c.Change), report.Interval(c.CI), report.PValue(c.P), design)
-		}
-		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s", v.Bench, why))
+		stops = append(stops, Stop{Comparison: v.Comparison, Bench: v.Bench, Metric: v.Metric, Why: v.Why,
+			Conclusive: v.Settled(), Runs: v.runs, MaxRuns: maxRuns})
 	}
-	return lines
+	return stops
 }
 
 // A baselineVerdict is one benchmark's question against the baseline
@@ -135,9 +129,6 @@ func (bl *Baseline) verdicts(set *result.Set) []baselineVerdict {
 	var vs []baselineVerdict
 	for _, q := range compare.VersusFirst([]*result.Set{bl.set, set}, opt, compare.Asking{Pairing: pairing}) {
 		bl.warn(q.Note)
-		if q.Comparison.A.N > 0 {
-			q.Why = report.VerdictText(q.Comparison)
-		}
 		v := baselineVerdict{Question: q}
 		for _, b := range set.Benchmarks {
 			if b.Key() == q.Key {

@@ -52,7 +52,7 @@ func TestBaseline(t *testing.T) {
 		if got := bl.Open(s); !slices.Equal(got, []bool{tt.open}) {
 			t.Errorf("%s: Open %v, want [%v]", tt.name, got, tt.open)
 		}
-		stops := bl.Stops(s, tt.maxRuns)
+		stops := StopsOf(bl.Stops(s, tt.maxRuns))
 		if len(stops) != 1 || !strings.HasPrefix(stops[0], key+tt.stop) {
 			t.Errorf("%s: Stops %q, want one line starting %q", tt.name, stops, key+tt.stop)
 		}
@@ -63,7 +63,7 @@ func TestBaseline(t *testing.T) {
 	// Without the host's session noise or a figure given, the prior
 	// stands in, and the stop line names it: a 2% change is far below it.
 	bl.Compare.SessionNoise = nil
-	stops := bl.Stops(set(bench(sp, scaled(1.02, level)...)), 20)
+	stops := StopsOf(bl.Stops(set(bench(sp, scaled(1.02, level)...)), 20))
 	if len(stops) != 1 || !strings.Contains(stops[0], "session noise ±10.0% assumed for a machine of unknown kind: kdelta calibrate measures this host's") ||
 		!strings.Contains(stops[0], "inconclusive") {
 		t.Errorf("uncalibrated: Stops %q, want the prior named", stops)
@@ -133,7 +133,7 @@ func TestBaselineSessions(t *testing.T) {
 		if len(tt.sessions) > 1 {
 			design = fmt.Sprintf("vs baseline, 5 runs × 1 session vs 5 runs × %d sessions", len(tt.sessions))
 		}
-		stops := bl.Stops(s, 20)
+		stops := StopsOf(bl.Stops(s, 20))
 		if len(stops) != 1 || !strings.Contains(stops[0], tt.stop) || !strings.Contains(stops[0], design) || !strings.Contains(stops[0], "session noise ±") {
 			t.Errorf("%s: Stops %q, want %q, %q and the session noise", tt.name, stops, tt.stop, design)
 		}

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -48,7 +47,16 @@ type Options struct {
 type Judge struct {
 	opt Options
 	// warnings found while judging, each said once.
-	warnings []string
+	warnings []Warning
+}
+
+// A Warning is what judging found worth saying: Text, or, when NotWorse
+// is set, that the bad set is not worse than good on Bench's Metric (the
+// comparison of bad with good), so that good alone decides.
+type Warning struct {
+	Text          string
+	Bench, Metric string
+	NotWorse      *stats.Comparison
 }
 
 // New returns a judge under opt.
@@ -57,7 +65,7 @@ func New(opt Options) *Judge { return &Judge{opt: opt} }
 // Warnings are what judging found worth saying, each once, in the order
 // found: a counterpart matched by a fallback, a bad set no worse than
 // good.
-func (j *Judge) Warnings() []string { return j.warnings }
+func (j *Judge) Warnings() []Warning { return j.warnings }
 
 // Check fails, before anything runs, when a workload of specs cannot be
 // judged: it has no metric Options.Metric, or no counterpart in the good
@@ -137,7 +145,7 @@ func (j *Judge) compareWith(ref *result.Set, set *result.Set, b *result.Benchmar
 		return stats.Comparison{}, err
 	}
 	if note != "" {
-		j.warn(note)
+		j.warn(Warning{Text: note})
 	}
 	return j.across(ref, o, set, b, m.Name)
 }
@@ -159,8 +167,9 @@ func acrossSessions(opt compare.Options, noise func(*result.Set, *result.Benchma
 	return compare.MetricIn(baseSet, base, set, b, metric, opt)
 }
 
-func (j *Judge) warn(w string) {
-	if !slices.Contains(j.warnings, w) {
+func (j *Judge) warn(w Warning) {
+	same := func(o Warning) bool { return o.Text == w.Text && o.Bench == w.Bench && o.Metric == w.Metric }
+	if !slices.ContainsFunc(j.warnings, same) {
 		j.warnings = append(j.warnings, w)
 	}
 }
@@ -175,21 +184,21 @@ type Evidence struct {
 	// set with the good one, when there is a bad set worse than good.
 	VsGood stats.Comparison
 	Step   *stats.Comparison
-	// Decision is Good, Bad, or "" (cannot tell yet); Why says why.
+	// Decision is Good, Bad, or "" (cannot tell yet); Reason says why,
+	// and Why, when the benchmark was not compared (NotCompared), says
+	// what stopped it.
 	Decision string
+	Reason   Reason
 	Why      string
+	// Midpoint is the change from good halfway to bad on the log scale
+	// (the geometric midpoint of the two levels), with Step.
+	Midpoint float64
 }
 
 // Question is e's question (compare.Question): the measured runs against
 // good, asked Toward bad when there is a bad set worse than good.
 func (e Evidence) Question() compare.Question {
 	return compare.Question{Comparison: e.VsGood, Toward: e.Step, Metric: e.Metric.Name, Better: e.Metric.Better}
-}
-
-// Line is e on one line, as bisect-run prints and records it; maxRuns is
-// --max-runs, which a benchmark that cannot tell may have reached.
-func (e Evidence) Line(maxRuns int) string {
-	return report.BisectLine(e.Decision, e.Bench, e.Metric.Name, e.VsGood, e.Runs, maxRuns, e.Why)
 }
 
 // Evidence decides every benchmark of set, the runs measured so far.
@@ -228,7 +237,10 @@ func (j *Judge) weigh(set *result.Set, b *result.Benchmark, measured int) Eviden
 	if j.opt.Bad != nil {
 		e.Step = j.badStep(b, measured, m)
 	}
-	e.Decision, e.Why = decide(e.VsGood, e.Step, m)
+	e.Decision, e.Reason = decide(e.VsGood, e.Step, m)
+	if e.Step != nil {
+		e.Midpoint = midpoint(*e.Step)
+	}
 	return e
 }
 
@@ -242,17 +254,16 @@ func (j *Judge) badStep(b *result.Benchmark, measured int, m result.Metric) *sta
 	}
 	bb, _, err := Counterpart(b, measured, j.opt.Bad)
 	if err != nil {
-		j.warn(fmt.Sprintf("%s: not in the bad set: good alone decides", b.Key()))
+		j.warn(Warning{Text: fmt.Sprintf("%s: not in the bad set: good alone decides", b.Key())})
 		return nil
 	}
 	step, err := j.across(j.opt.Good, gb, j.opt.Bad, bb, m.Name)
 	if err != nil {
-		j.warn(fmt.Sprintf("%s: bad against good: %v: good alone decides", b.Key(), err))
+		j.warn(Warning{Text: fmt.Sprintf("%s: bad against good: %v: good alone decides", b.Key(), err)})
 		return nil
 	}
 	if step.Verdict != stats.Regressed {
-		j.warn(fmt.Sprintf("%s %s: bad is not worse than good (%s %s, %s): good alone decides",
-			b.Key(), m.Name, report.Pct(step.Change), report.Interval(step.CI), report.VerdictText(step)))
+		j.warn(Warning{Bench: b.Key(), Metric: m.Name, NotWorse: &step})
 		return nil
 	}
 	return &step

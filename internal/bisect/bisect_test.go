@@ -88,7 +88,7 @@ func TestJudge(t *testing.T) {
 				t.Fatalf("%d evidences, want 1", len(evs))
 			}
 			e := evs[0]
-			line := e.Line(20)
+			line := LineOf(e, 20)
 			if e.Decision != tt.want || !strings.Contains(line, tt.why) {
 				t.Errorf("decision %q, line %q; want %q, containing %q", e.Decision, line, tt.want, tt.why)
 			}
@@ -100,7 +100,7 @@ func TestJudge(t *testing.T) {
 			if e.VsGood.A.N > 0 && !strings.Contains(line, "runs judged as independent (--session-noise 0)") {
 				t.Errorf("line %q does not say its runs are judged as independent", line)
 			}
-			others := j.Warnings()
+			others := WarningsOf(j.Warnings())
 			warns := strings.Join(others, "\n")
 			if tt.warning != "" && !strings.Contains(warns, tt.warning) || tt.warning == "" && warns != "" {
 				t.Errorf("warnings %q, want %q", warns, tt.warning)
@@ -148,22 +148,22 @@ func TestJudgeSessionNoise(t *testing.T) {
 		// Uncalibrated, the prior stands in and the line names it.
 		if line := ""; !tt.noise && tt.given == nil {
 			e := New(opt).Evidence(set(bench(sp, scaled(tt.factor, level)...)))[0]
-			if line = e.Line(20); !strings.Contains(line, "session noise ±10.0% assumed for a machine of unknown kind") {
+			if line = LineOf(e, 20); !strings.Contains(line, "session noise ±10.0% assumed for a machine of unknown kind") {
 				t.Errorf("×%g uncalibrated: line %q does not name the prior", tt.factor, line)
 			}
 		}
 		j := New(opt)
 		e := j.Evidence(set(bench(sp, scaled(tt.factor, level)...)))[0]
 		if e.Decision != tt.want {
-			t.Errorf("×%g, noise known %v: decision %q (%s), want %q", tt.factor, tt.noise, e.Decision, e.Line(20), tt.want)
+			t.Errorf("×%g, noise known %v: decision %q (%s), want %q", tt.factor, tt.noise, e.Decision, LineOf(e, 20), tt.want)
 		}
 		if d := e.VsGood.Design; tt.noise && (d.NoiseUnknown || !d.Noise.Known()) {
 			t.Errorf("×%g: the comparison's design %+v does not carry the noise", tt.factor, d)
 		}
 		if tt.noise && len(j.Warnings()) > 0 {
-			t.Errorf("×%g: warnings %q with the noise known", tt.factor, j.Warnings())
+			t.Errorf("×%g: warnings %q with the noise known", tt.factor, WarningsOf(j.Warnings()))
 		}
-		t.Logf("×%g, noise known %v (%+v): %s", tt.factor, tt.noise, noise, e.Line(20))
+		t.Logf("×%g, noise known %v (%+v): %s", tt.factor, tt.noise, noise, LineOf(e, 20))
 	}
 }
 
@@ -188,7 +188,7 @@ func TestJudgeCannotTell(t *testing.T) {
 	for _, tt := range tests {
 		j := New(Options{Good: good, GoodRef: "good.json"})
 		evs := j.Evidence(set(tt.b))
-		if line := evs[0].Line(2); evs[0].Decision != "" || !strings.Contains(line, tt.line) {
+		if line := LineOf(evs[0], 2); evs[0].Decision != "" || !strings.Contains(line, tt.line) {
 			t.Errorf("%s: decision %q, line %q; want none, containing %q", tt.name, evs[0].Decision, line, tt.line)
 		}
 		if d := Decision(evs); d != Skip {

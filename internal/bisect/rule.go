@@ -1,14 +1,30 @@
 package bisect
 
 import (
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
+)
+
+// A Reason is why the rule decided as it did, or could not: facts that
+// report words.
+type Reason int
+
+// The reasons: NotCompared (no comparison with good: Evidence.Why says
+// why), then without a bad set the verdict against good, and with one
+// where the interval lies against the midpoint of the step to bad.
+const (
+	NotCompared    Reason = iota
+	BeyondBand            // regressed from good beyond the noise band
+	WithinBand            // no change from good
+	ImprovedOnGood        // improved on good
+	Undecided             // the comparison with good is not conclusive
+	Unbounded             // the interval against good is unbounded
+	CloserToGood          // the interval lies on good's side of the midpoint
+	CloserToBad           // the interval lies on bad's side of the midpoint
+	Straddles             // the interval straddles the midpoint
 )
 
 // decide decides from the comparison of the measured runs with good and,
@@ -20,35 +36,40 @@ import (
 // bad on the log scale, oriented so that worse is positive (m.Worse): good
 // when the whole confidence interval lies below half the step, bad when
 // it lies above (compare.Question.Side). The midpoint of the logs is the
-// geometric midpoint of the two levels, so a +100% step splits at +41.4%.
-func decide(vsGood stats.Comparison, step *stats.Comparison, m result.Metric) (decision, why string) {
-	thr := report.Pct(vsGood.Options.Threshold)
-	thr = strings.TrimPrefix(thr, "+")
+// geometric midpoint of the two levels, so a +100% step splits at +41.4%
+// (midpoint).
+func decide(vsGood stats.Comparison, step *stats.Comparison, m result.Metric) (string, Reason) {
 	if step == nil {
 		switch vsGood.Verdict {
 		case stats.Regressed:
-			return Bad, "regressed from good beyond ±" + thr
+			return Bad, BeyondBand
 		case stats.NoChange:
-			return Good, "within ±" + thr + " of good"
+			return Good, WithinBand
 		case stats.Improved:
-			return Good, "improved on good"
+			return Good, ImprovedOnGood
 		}
-		return "", report.VerdictText(vsGood) + " against good"
+		return "", Undecided
 	}
 	// The side of the midpoint is the one question's (compare.Question:
-	// asked Toward the bad set); the words are the judge's.
+	// asked Toward the bad set); report words the reason.
 	q := compare.Question{Comparison: vsGood, Toward: step, Better: m.Better}
-	at := fmt.Sprintf("the midpoint %s of the step to bad (%s)", report.Pct(q.Midpoint()), report.Pct(step.Change))
 	switch q.Side() {
 	case -1:
-		return Good, "closer to good: the interval is on good's side of " + at
+		return Good, CloserToGood
 	case 1:
-		return Bad, "closer to bad: the interval is on bad's side of " + at
+		return Bad, CloserToBad
 	}
 	if unbounded(vsGood.CI) {
-		return "", "interval unbounded: " + report.VerdictText(vsGood) + " against good"
+		return "", Unbounded
 	}
-	return "", "the interval straddles " + at
+	return "", Straddles
+}
+
+// midpoint is the change from good halfway to bad on the log scale, the
+// geometric midpoint of the two levels, for step (bad against good):
+// the same whichever way the metric is better.
+func midpoint(step stats.Comparison) float64 {
+	return compare.Question{Toward: &step}.Midpoint()
 }
 
 // unbounded tells whether a confidence interval of a change has no

@@ -119,7 +119,12 @@ func TestDecideBisect(t *testing.T) {
 		{"no direction near bad", cmp(stats.Regressed, 0.9, 0.5, 1.2), &stepUp, result.Metric{Name: "value"}, Bad, "closer to bad"},
 	}
 	for _, tt := range tests {
-		d, why := decide(tt.vs, tt.step, tt.metric)
+		d, r := decide(tt.vs, tt.step, tt.metric)
+		e := Evidence{VsGood: tt.vs, Step: tt.step, Reason: r}
+		if tt.step != nil {
+			e.Midpoint = midpoint(*tt.step)
+		}
+		why := WhyOf(e)
 		if d != tt.want || !strings.Contains(why, tt.reason) {
 			t.Errorf("%s: %q, %q; want %q, containing %q", tt.name, d, why, tt.want, tt.reason)
 		}

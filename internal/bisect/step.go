@@ -134,28 +134,24 @@ func (s *Step) undecided(set *result.Set) []bool {
 type Outcome struct {
 	// Decision is Good, Bad or Skip (cannot tell).
 	Decision string
-	// Lines are the evidence, one line per benchmark (Evidence.Line).
-	Lines []string
+	// Evidence is the decision on each benchmark.
+	Evidence []Evidence
 	// Warnings are the judge's (Judge.Warnings).
-	Warnings []string
+	Warnings []Warning
+	// MaxRuns is --max-runs, which a benchmark that cannot tell may have
+	// reached.
+	MaxRuns int
 }
 
-// Conclude judges set, the runs measured, and records the outcome in it,
-// so that the store and the file keep it: the label bisect=DECISION, and
-// among its warnings each evidence line after "bisect-run: ", then the
-// judge's warnings.
+// Conclude judges set, the runs measured, and labels it with the
+// outcome, bisect=DECISION, so that the store and the file keep it (the
+// caller adds the evidence, in words, to its warnings).
 func (s *Step) Conclude(set *result.Set) Outcome {
 	evs := s.judge.Evidence(set)
-	out := Outcome{Decision: Decision(evs), Warnings: s.judge.Warnings()}
+	out := Outcome{Decision: Decision(evs), Evidence: evs, Warnings: s.judge.Warnings(), MaxRuns: s.opt.MaxRuns}
 	if set.Labels == nil {
 		set.Labels = map[string]string{}
 	}
 	set.Labels["bisect"] = out.Decision
-	for _, e := range evs {
-		line := e.Line(s.opt.MaxRuns)
-		out.Lines = append(out.Lines, line)
-		set.Warnings = append(set.Warnings, "bisect-run: "+line)
-	}
-	set.Warnings = append(set.Warnings, out.Warnings...)
 	return out
 }

@@ -132,11 +132,11 @@ func TestStepSession(t *testing.T) {
 			t.Errorf("%s: batches %v, want %v", tt.name, x.asked, tt.asked)
 		}
 		out := st.Conclude(s)
-		if out.Decision != tt.decision || len(out.Lines) != 1 || !strings.HasPrefix(out.Lines[0], tt.line) {
-			t.Errorf("%s: %s, %q; want %s, a line starting %q", tt.name, out.Decision, out.Lines, tt.decision, tt.line)
+		if out.Decision != tt.decision || len(out.Evidence) != 1 || !strings.HasPrefix(LineOf(out.Evidence[0], out.MaxRuns), tt.line) {
+			t.Errorf("%s: %s, %+v; want %s, a line starting %q", tt.name, out.Decision, out.Evidence, tt.decision, tt.line)
 		}
-		if s.Labels["bisect"] != tt.decision || !slices.Contains(s.Warnings, "bisect-run: "+out.Lines[0]) {
-			t.Errorf("%s: set labels %v, warnings %q: the outcome is not recorded", tt.name, s.Labels, s.Warnings)
+		if s.Labels["bisect"] != tt.decision {
+			t.Errorf("%s: set labels %v: the decision is not recorded", tt.name, s.Labels)
 		}
 	}
 }

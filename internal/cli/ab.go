@@ -274,7 +274,7 @@ func (s *sessionFlags) showOne(stdout, stderr io.Writer, o abtest.Options, res *
 		report.WriteRunProfiles(stdout, set)
 	}
 	s.uf.report(stdout)
-	if sw := res.Report(o).Sweeps; sw != nil {
+	if sw := report.SessionOf(res, o).Sweeps; sw != nil {
 		fmt.Fprintln(stdout)
 		report.WriteSweep(stdout, sw)
 	}
@@ -294,7 +294,7 @@ func (s *sessionFlags) showOne(stdout, stderr io.Writer, o abtest.Options, res *
 // of the variants (one point of the knob axes), the sweep table (a
 // matrix), and why until-conclusive stopped.
 func (s *sessionFlags) showCells(stdout, stderr io.Writer, o abtest.Options, res *abtest.Result, rec *recorder, err error) error {
-	r, loc := res.Report(o), ""
+	r, loc := report.SessionOf(res, o), ""
 	if rec != nil {
 		// Each set's line is said here, not once by rec.done.
 		loc, rec.ids = rec.st.Location(), nil
@@ -315,7 +315,7 @@ func (s *sessionFlags) showCells(stdout, stderr io.Writer, o abtest.Options, res
 	if err := nothingMeasured(res.Sets); err != nil {
 		return err
 	}
-	if err := compare.FailOn(s.cmp.failOn, res.Regressions()); err != nil {
+	if err := compare.FailOn(s.cmp.failOn, report.Regressions(res)); err != nil {
 		return &exitError{code: ExitBad, err: err}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/lab"
+	"github.com/kdelta/kdelta/internal/report"
 )
 
 func newAgentsCmd() *cobra.Command {
@@ -29,7 +30,7 @@ func newAgentsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			lab.WriteAgents(c.OutOrStdout(), agents, time.Now())
+			report.WriteAgents(c.OutOrStdout(), agents, time.Now())
 			return nil
 		},
 	})

@@ -157,8 +157,9 @@ func (b *bisectFlags) run(c *cobra.Command) error {
 	}
 	out := step.Conclude(set)
 	code := exitCodes[out.Decision]
-	report.WriteBisectOutcome(stdout, stderr, out.Decision, out.Lines, out.Warnings, code)
+	report.WriteBisectOutcome(stdout, stderr, out, code)
 	// The decision and its evidence reach the store and the file.
+	set.Warnings = append(set.Warnings, report.BisectRecord(out)...)
 	if err := rec.record(set); err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func newEnvCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(fp)
 			}
-			if err := sysinfo.WriteText(c.OutOrStdout(), fp); err != nil {
+			if err := report.WriteEnv(c.OutOrStdout(), fp); err != nil {
 				return err
 			}
 			for _, w := range sysinfo.Warnings(fp, nil) {
@@ -61,7 +61,7 @@ func newEnvCmd() *cobra.Command {
 				sets[i] = s
 			}
 			report.WriteConditionDiffs(c.OutOrStdout(), result.DiffConditions(sets[0].Conditions, sets[1].Conditions))
-			return sysinfo.WriteDiffText(c.OutOrStdout(), sysinfo.Diff(sets[0].Env, sets[1].Env))
+			return report.WriteEnvDiff(c.OutOrStdout(), sysinfo.Diff(sets[0].Env, sets[1].Env))
 		},
 	}
 	c.AddCommand(diff)

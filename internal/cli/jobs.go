@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/lab"
+	"github.com/kdelta/kdelta/internal/report"
 )
 
 func newJobsCmd() *cobra.Command {
@@ -37,7 +38,7 @@ func newJobsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			lab.WriteJobs(c.OutOrStdout(), jobs, time.Now())
+			report.WriteJobs(c.OutOrStdout(), jobs, time.Now())
 			return nil
 		},
 	}
@@ -68,7 +69,7 @@ func jobsCmd(loc *string, name, short string, act lab.JobAction) *cobra.Command 
 			jobs, err := lab.Jobs(c.Context(), storeLocation(c.Context(), *loc), ids, act, 200*time.Millisecond)
 			now := time.Now()
 			for _, j := range jobs {
-				lab.WriteJob(c.OutOrStdout(), j, now)
+				report.WriteJob(c.OutOrStdout(), j, now)
 			}
 			if err != nil {
 				return err

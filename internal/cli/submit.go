@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kdelta/kdelta/internal/lab"
+	"github.com/kdelta/kdelta/internal/report"
 )
 
 func newSubmitCmd() *cobra.Command {
@@ -44,7 +45,7 @@ func newSubmitCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			lab.WriteSubmitted(c.OutOrStdout(), jobs)
+			report.WriteSubmitted(c.OutOrStdout(), jobs)
 			return nil
 		},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kdelta/kdelta/internal/bisect"
+	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/workload"
@@ -75,7 +76,7 @@ func (u *untilFlags) finish(stderr io.Writer, set *result.Set) {
 	if u.base == nil || set == nil {
 		return
 	}
-	stops := u.base.Stops(set, u.maxRuns)
+	stops := report.UntilStops(u.base.Stops(set, u.maxRuns))
 	for _, w := range u.base.Warnings() {
 		fmt.Fprintf(stderr, "kdelta: warning: %s\n", w)
 	}

@@ -125,10 +125,10 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	}
 	if v.sr != nil {
 		fmt.Fprintln(c.OutOrStdout())
-		if err := v.sr.Write(c.OutOrStdout()); err != nil {
+		if err := report.WriteSeriesRun(c.OutOrStdout(), v.sr); err != nil {
 			return err
 		}
-		v.sr.WriteCommits(c.OutOrStdout(), opt.Until.CompareOptions())
+		report.WriteCommitSteps(c.OutOrStdout(), v.sr.Commits(opt.Until.CompareOptions()))
 		return nil
 	}
 	r, err := vm.Compare(sets, opt.Until.CompareOptions())
@@ -139,7 +139,7 @@ func (v *vmFlags) run(c *cobra.Command) error {
 	if err := report.WriteCompare(c.OutOrStdout(), r, "text"); err != nil {
 		return err
 	}
-	for _, l := range opt.Until.Stops {
+	for _, l := range report.BootStops(opt.Until.Stops) {
 		fmt.Fprintln(c.OutOrStdout(), l)
 	}
 	return nil

@@ -1,11 +1,9 @@
 package job
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -58,10 +56,6 @@ type Verdict struct {
 	Open bool
 }
 
-func (v Verdict) String() string {
-	return fmt.Sprintf("%s vs %s: %s %s: %s %s", v.Cell, v.Baseline, v.Benchmark, v.Metric, report.Pct(v.Comparison.Change), report.VerdictText(v.Comparison))
-}
-
 // Verdicts compares, at each knob point, each variant with the first on
 // each benchmark's first metric, under opt (the host's session noise in
 // opt.Noise).
@@ -81,11 +75,38 @@ func Verdicts(cells []Cell, sets []*result.Set, opt compare.Options) []Verdict {
 	return out
 }
 
-// SweepTables makes the tables report.WriteSweep writes: per workload,
+// A Sweep is the table of one workload's first metric against the values
+// a job sweeps (kdelta ab --matrix): a row per benchmark (parameter point)
+// and knob point, a column per variant.
+type Sweep struct {
+	Workload string
+	Metric   result.Metric
+	// Axes head the columns of the swept values: knob keys and parameter
+	// names.
+	Axes []string
+	// Variants name the variant columns, the baseline first; an empty
+	// name (a job without variants) is shown as "median".
+	Variants []string
+	Rows     []SweepRow
+}
+
+// A SweepRow is one benchmark at one knob point.
+type SweepRow struct {
+	// Values are the row's values of the Axes; "" for a benchmark that
+	// lacks the parameter.
+	Values []string
+	// Benchmarks are each variant's benchmark, in Variants order.
+	Benchmarks []*result.Benchmark
+	// Vs compare each variant after the first with the first; nil where
+	// the two could not be compared.
+	Vs []*stats.Comparison
+}
+
+// SweepTables makes the tables of a matrix (report.WriteSweep writes them): per workload,
 // its first metric against the swept values, one row per benchmark
 // (parameter point) and knob point, one column per variant, and, for each
 // variant after the first, its comparison with the first.
-func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, opt compare.Options) []report.Sweep {
+func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, opt compare.Options) []Sweep {
 	if len(sets) == 0 {
 		return nil
 	}
@@ -109,7 +130,7 @@ func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, opt compare.Opti
 			asked[i] = versusFirst(sets[g[0]], sets[i], opt)
 		}
 	}
-	var out []report.Sweep
+	var out []Sweep
 	for _, wl := range workloads {
 		var bis []int
 		for bi, b := range sets[0].Benchmarks {
@@ -121,7 +142,7 @@ func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, opt compare.Opti
 		if len(first.Metrics) == 0 {
 			continue
 		}
-		sw := report.Sweep{Workload: wl, Metric: first.Metrics[0], Variants: variants}
+		sw := Sweep{Workload: wl, Metric: first.Metrics[0], Variants: variants}
 		var cols []Axis
 		for _, a := range axes {
 			if a.Knob != nil || hasParamIn(sets[0], bis, a.Key) {
@@ -131,7 +152,7 @@ func SweepTables(cells []Cell, sets []*result.Set, axes []Axis, opt compare.Opti
 		}
 		for _, g := range gs {
 			for _, bi := range bis {
-				var row report.SweepRow
+				var row SweepRow
 				for _, a := range cols {
 					if a.Knob != nil {
 						row.Values = append(row.Values, pointValue(cells[g[0]], a.Key))

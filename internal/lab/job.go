@@ -81,10 +81,10 @@ func (a JobArgs) CommandLine() string {
 	return strings.Join(append([]string{a.Command}, a.Args...), " ")
 }
 
-// describe is the job in a table of jobs: its command line, after the
+// Describe is the job in a table of jobs: its command line, after the
 // kernel a boot step boots, or with the boot step a measuring step
 // follows.
-func (a JobArgs) describe() string {
+func (a JobArgs) Describe() string {
 	switch {
 	case a.Boot != nil:
 		return "kexec " + filepath.Base(a.Boot.Kernel) + ", then " + a.CommandLine()

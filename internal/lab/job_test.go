@@ -69,15 +69,6 @@ func TestParseLabels(t *testing.T) {
 	}
 }
 
-func TestShown(t *testing.T) {
-	if got := shown("p10-a"); got != "p10-a" {
-		t.Errorf("shown(p10-a) = %s", got)
-	}
-	if got := shown("a\x1b[2Jb"); strings.ContainsRune(got, 0x1b) {
-		t.Errorf("shown kept an escape: %q", got)
-	}
-}
-
 // The boot check: another boot id, the release and the command line the
 // boot step recorded, before its deadline; and a measuring step measures
 // only in the boot its boot step made.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/history"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // TestHistoryEmulated: a history whose later builds were measured under
@@ -45,13 +46,13 @@ func TestHistoryEmulated(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sets := []*result.Set{mk(0, "6.15", 100, tt.emulated[0]), mk(1, "6.16", 150, tt.emulated[1]), mk(2, "6.17", 150, tt.emulated[2])}
-			hs, err := history.FromSets(sets, history.Query{By: "kernel", Workload: "syscall", ChangePoints: SeriesChangePoints})
+			hs, err := history.FromSets(sets, history.Query{By: "kernel", Workload: "syscall", ChangePoints: stats.DefaultChangePointOptions()})
 			if err != nil || len(hs) != 1 || len(hs[0].Steps) != 1 {
 				t.Fatalf("history: %v; want one series with a step", err)
 			}
 			for _, format := range []string{"text", "markdown", "json", HTMLFormat} {
 				var b bytes.Buffer
-				if err := WriteHistory(&b, hs, SeriesChangePoints, format); err != nil {
+				if err := WriteHistory(&b, hs, stats.DefaultChangePointOptions(), format); err != nil {
 					t.Fatal(err)
 				}
 				out := b.String()

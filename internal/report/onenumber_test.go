@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/kdelta/kdelta/internal/explain"
+	"github.com/kdelta/kdelta/internal/history"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // TestOneNumberPerChange is issue 34's acceptance 7: for one pair (the
@@ -83,7 +85,11 @@ func seriesOfPair(t *testing.T) string {
 		sets = append(sets, s)
 	}
 	var b bytes.Buffer
-	if err := WriteSeriesOf(&b, sets); err != nil {
+	hs, err := history.Across(sets, "kernel", stats.DefaultChangePointOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSeries(&b, hs, sets, stats.DefaultChangePointOptions()); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()

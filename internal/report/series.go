@@ -10,20 +10,6 @@ import (
 	"github.com/kdelta/kdelta/internal/stats"
 )
 
-// SeriesChangePoints are kdelta series' change-point options, history's
-// defaults: a 5% step at p < 0.01.
-var SeriesChangePoints = stats.ChangePointOptions{MinMagnitude: 0.05, Alpha: 0.01}
-
-// WriteSeriesOf makes the series of every workload in sets by their
-// kernel label and writes them with WriteSeries.
-func WriteSeriesOf(w io.Writer, sets []*result.Set) error {
-	hs, err := history.Across(sets, "kernel", SeriesChangePoints)
-	if err != nil {
-		return err
-	}
-	return WriteSeries(w, hs, sets, SeriesChangePoints)
-}
-
 // WriteSeries is kdelta series' ending: the history of each workload
 // across the builds, in version order, with its change points, and for
 // each step the two builds on either side and what differs between their

@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/history"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // TestSeriesOfTwoEndsWithVerdict: kdelta series of two builds ends, for
@@ -24,7 +26,11 @@ func TestSeriesOfTwoEndsWithVerdict(t *testing.T) {
 		sets = append(sets, s)
 	}
 	var b bytes.Buffer
-	if err := WriteSeriesOf(&b, sets); err != nil {
+	hs, err := history.Across(sets, "kernel", stats.DefaultChangePointOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSeries(&b, hs, sets, stats.DefaultChangePointOptions()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

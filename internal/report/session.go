@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/kdelta/kdelta/internal/compare"
+	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/profile"
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -20,7 +21,7 @@ type Session struct {
 	// Compare is the comparison of the variants; nil for none.
 	Compare *compare.Result
 	// Sweeps are the tables of a matrix; nil without one.
-	Sweeps []Sweep
+	Sweeps []job.Sweep
 	// Until, when set, is how a session run until conclusive ended.
 	Until *Until
 }
@@ -30,7 +31,7 @@ type Session struct {
 // Pending verdicts still inconclusive.
 type Until struct {
 	Runs, MaxRuns int
-	Pending       []string
+	Pending       []job.Verdict
 }
 
 // WriteSaved says on w where each cell's set went: recorded under its id
@@ -72,7 +73,7 @@ func WriteSession(w io.Writer, s Session, format string) error {
 			fmt.Fprintf(w, "until-conclusive: every verdict conclusive after %d runs per variant\n", u.Runs)
 		}
 		for _, p := range u.Pending {
-			fmt.Fprintf(w, "until-conclusive: reached --max-runs %d: %s\n", u.MaxRuns, p)
+			fmt.Fprintf(w, "until-conclusive: reached --max-runs %d: %s\n", u.MaxRuns, VerdictLine(p))
 		}
 	}
 	return nil

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/profile"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 	"github.com/kdelta/kdelta/internal/store"
 )
 
@@ -17,7 +19,7 @@ import (
 // a sweep in text and Markdown only, with a blank line after a
 // comparison, and how until-conclusive ended.
 func TestWriteSession(t *testing.T) {
-	sweep := []Sweep{{Workload: "syscall", Metric: result.Metric{Name: "ns/call"}, Variants: []string{""}}}
+	sweep := []job.Sweep{{Workload: "syscall", Metric: result.Metric{Name: "ns/call"}, Variants: []string{""}}}
 	tests := []struct {
 		s      Session
 		format string
@@ -28,8 +30,12 @@ func TestWriteSession(t *testing.T) {
 		{Session{Sweeps: sweep}, "csv", ""},
 		{Session{Until: &Until{Runs: 7, MaxRuns: 20}}, "json",
 			"until-conclusive: every verdict conclusive after 7 runs per variant\n"},
-		{Session{Until: &Until{Runs: 20, MaxRuns: 20, Pending: []string{"b vs a: x", "c vs a: y"}}}, "text",
-			"until-conclusive: reached --max-runs 20: b vs a: x\nuntil-conclusive: reached --max-runs 20: c vs a: y\n"},
+		{Session{Until: &Until{Runs: 20, MaxRuns: 20, Pending: []job.Verdict{
+			{Cell: "b", Baseline: "a", Benchmark: "syscall", Metric: "ns/call", Comparison: stats.Comparison{Change: 0.004, Verdict: stats.Inconclusive, NeedRuns: 30}},
+			{Cell: "c", Baseline: "a", Benchmark: "syscall", Metric: "ns/call", Comparison: stats.Comparison{Change: -0.01, Verdict: stats.Inconclusive}},
+		}}}, "text",
+			"until-conclusive: reached --max-runs 20: b vs a: syscall ns/call: +0.40% inconclusive (need ≈30 runs)\n" +
+				"until-conclusive: reached --max-runs 20: c vs a: syscall ns/call: -1.0% inconclusive\n"},
 	}
 	for _, tt := range tests {
 		var b bytes.Buffer

@@ -6,42 +6,16 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
-
-// A Sweep is the table of one workload's first metric against the values
-// a job sweeps (kdelta ab --matrix): a row per benchmark (parameter point)
-// and knob point, a column per variant.
-type Sweep struct {
-	Workload string
-	Metric   result.Metric
-	// Axes head the columns of the swept values: knob keys and parameter
-	// names.
-	Axes []string
-	// Variants name the variant columns, the baseline first; an empty
-	// name (a job without variants) is shown as "median".
-	Variants []string
-	Rows     []SweepRow
-}
-
-// A SweepRow is one benchmark at one knob point.
-type SweepRow struct {
-	// Values are the row's values of the Axes; "" for a benchmark that
-	// lacks the parameter.
-	Values []string
-	// Benchmarks are each variant's benchmark, in Variants order.
-	Benchmarks []*result.Benchmark
-	// Vs compare each variant after the first with the first; nil where
-	// the two could not be compared.
-	Vs []*stats.Comparison
-}
 
 // WriteSweep writes each sweep as a table: the swept values, the median
 // and the coefficient of variation of each variant's measured runs, and,
 // for each variant after the first, the change from the first and the
 // verdict.
-func WriteSweep(w io.Writer, sweeps []Sweep) {
+func WriteSweep(w io.Writer, sweeps []job.Sweep) {
 	for i, sw := range sweeps {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -50,7 +24,7 @@ func WriteSweep(w io.Writer, sweeps []Sweep) {
 	}
 }
 
-func writeSweep(w io.Writer, sw Sweep) {
+func writeSweep(w io.Writer, sw job.Sweep) {
 	m := sw.Metric
 	better := string(m.Better)
 	if better == "" {
@@ -102,4 +76,11 @@ func medianCell(b *result.Benchmark, metric string) string {
 	}
 	s := stats.Summarize(v)
 	return fmt.Sprintf("%s [%.1f%%] n=%d", Num(s.Median), s.CV, s.N)
+}
+
+// VerdictLine is one variant against the first at its knob point, on one
+// benchmark's first metric, on one line: "b vs a: syscall ns/call: +3.1%
+// regressed".
+func VerdictLine(v job.Verdict) string {
+	return fmt.Sprintf("%s vs %s: %s %s: %s %s", v.Cell, v.Baseline, v.Benchmark, v.Metric, Pct(v.Comparison.Change), VerdictText(v.Comparison))
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kdelta/kdelta/internal/job"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
 )
@@ -22,11 +23,11 @@ func TestWriteSweep(t *testing.T) {
 		return b
 	}
 	skipped := &result.Benchmark{Workload: "messaging", Skipped: "no such knob"}
-	sweeps := []Sweep{
+	sweeps := []job.Sweep{
 		{
 			Workload: "messaging", Metric: result.Metric{Name: "time", Unit: "s", Better: result.Lower},
 			Axes: []string{"smt", "groups"}, Variants: []string{"a", "b"},
-			Rows: []SweepRow{
+			Rows: []job.SweepRow{
 				{Values: []string{"on", "2"}, Benchmarks: []*result.Benchmark{bench(1, 1.01, 1.02), bench(1.2, 1.21, 1.22)},
 					Vs: []*stats.Comparison{{Change: 0.2, Verdict: stats.Regressed}}},
 				{Values: []string{"on", ""}, Benchmarks: []*result.Benchmark{bench(1), bench()},
@@ -38,7 +39,7 @@ func TestWriteSweep(t *testing.T) {
 		{
 			Workload: "syscall", Metric: result.Metric{Name: "time"},
 			Axes: []string{"smt"}, Variants: []string{""},
-			Rows: []SweepRow{{Values: []string{"on"}, Benchmarks: []*result.Benchmark{bench(100, 101, 102)}}},
+			Rows: []job.SweepRow{{Values: []string{"on"}, Benchmarks: []*result.Benchmark{bench(100, 101, 102)}}},
 		},
 	}
 	var b strings.Builder

@@ -240,3 +240,20 @@ func memGiB(v string) string {
 	}
 	return fmt.Sprintf("%.1f GiB", kb/(1<<20))
 }
+
+// An Entry is one line of the fingerprint as kdelta env prints it: its
+// section (the heading), stable name (a Difference's Field), label and
+// fact.
+type Entry struct {
+	Section, Name, Label string
+	Fact                 Fact
+}
+
+// Entries lists the fingerprint in the order kdelta env prints it.
+func (fp *Fingerprint) Entries() []Entry {
+	var out []Entry
+	for _, e := range fp.entries() {
+		out = append(out, Entry{Section: e.section, Name: e.name, Label: e.label, Fact: e.fact})
+	}
+	return out
+}

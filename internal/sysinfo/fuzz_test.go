@@ -148,21 +148,6 @@ func FuzzParseCmdline(f *testing.F) {
 	})
 }
 
-func FuzzWrap(f *testing.F) {
-	f.Add("mitigations=auto,no_guest_host,no_guest_guest console=ttyS0 quiet", 20)
-	f.Add(strings.Repeat("x", 250), 77)
-	f.Fuzz(func(t *testing.T, s string, width int) {
-		if width < 1 || width > 200 {
-			return
-		}
-		for _, l := range wrap(ascii(s), width) {
-			if len(l) > width {
-				t.Fatalf("line %q longer than %d", l, width)
-			}
-		}
-	})
-}
-
 // FuzzSmallParsers covers the one-line parsers: sysfs selector files
 // ("always [madvise] never"), s390 /proc/sysinfo, tool version output.
 func FuzzSmallParsers(f *testing.F) {

@@ -4,13 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/kbuild"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // A --kernel git:REV, git:DIR@REV or tree:DIR is a kernel kdelta builds
@@ -125,22 +124,37 @@ func commitPoint(i int, v *prepared) string {
 	return fmt.Sprintf("#%d %.12s", i+1, v.pkg.build.Source.Commit)
 }
 
-// WriteCommits writes, after a series of commits kdelta built, a line per
-// step of each workload's history naming the commit after the step: its
-// hash and subject, the change of the figure against the commit before
-// it with its confidence interval and verdict, and the design of that
-// comparison (boots a side, runs a side).
-func (sr *Series) WriteCommits(w io.Writer, opt compare.Options) {
-	byPoint := map[string]*result.Set{}
-	for _, s := range sr.Sets {
-		if s != nil && s.Labels[LabelCommit] != "" {
-			byPoint[s.Labels[sr.by]] = s
-		}
-	}
-	if len(byPoint) == 0 {
-		return
-	}
+// A CommitStep is a step of a workload's history in a series of commits
+// kdelta built, at the commit after it: the benchmark and metric, the
+// commits on either side (hash and subject), the change point, and the
+// comparison of the commit with the one before it, booted apart (A.N is
+// 0 when they could not be compared: Why says why): the one the step's
+// marker prints, whose verdict carries the TCG caveat when either build
+// was booted under TCG (history.Neighbours marks it).
+type CommitStep struct {
+	Bench, Metric         string
+	Commit, Subject       string
+	Before, BeforeSubject string
+	Step                  stats.ChangePoint
+	Comparison            stats.Comparison
+	Why                   string
+}
+
+// Commits are, after a series of commits kdelta built, the steps of each
+// workload's history, each at the commit after it, judged under opt.
+func (sr *Series) Commits(opt compare.Options) []CommitStep {
+	var out []CommitStep
 	for _, h := range sr.History {
+		// The commits' sets by the label the history is by.
+		byPoint := map[string]*result.Set{}
+		for _, s := range sr.Sets {
+			if s != nil && s.Labels[LabelCommit] != "" {
+				byPoint[s.Labels[h.By]] = s
+			}
+		}
+		if len(byPoint) == 0 {
+			continue
+		}
 		if len(h.Points) > 1 && h.Points[1].Versus == nil {
 			h.Judge(sr.Sets, opt)
 		}
@@ -154,23 +168,13 @@ func (sr *Series) WriteCommits(w io.Writer, opt compare.Options) {
 			if after == nil || before == nil {
 				continue
 			}
-			// The verdict carries its caveat where it is printed: builds
-			// booted under TCG are not the hardware's timing
-			// (history.Neighbours marks the comparison).
-			c := n.Comparison
-			bench := strings.TrimSpace(h.Workload + " " + result.FormatParams(h.Params))
-			line := fmt.Sprintf("step at commit %.12s (%s): %s %s", after.Labels[LabelCommit], after.Labels[LabelSubject], bench, h.Metric.Name)
-			if c.A.N == 0 {
-				line += fmt.Sprintf(" %+.1f%% (change point) against %.12s; not compared: %s", 100*n.Step.Change, before.Labels[LabelCommit], n.Why)
-			} else {
-				line += fmt.Sprintf(" %+.1f%% [%+.1f%%, %+.1f%%] against %.12s (%s), %s; design: %d and %d boots, %d and %d runs",
-					100*c.Change, 100*c.CI[0], 100*c.CI[1], before.Labels[LabelCommit], before.Labels[LabelSubject], report.VerdictText(c),
-					c.Design.Sessions[0], c.Design.Sessions[1], c.Design.Runs[0], c.Design.Runs[1])
-				if c.Design.NoiseUnknown {
-					line += ", session noise unknown"
-				}
-			}
-			fmt.Fprintln(w, line)
+			out = append(out, CommitStep{
+				Bench: strings.TrimSpace(h.Workload + " " + result.FormatParams(h.Params)), Metric: h.Metric.Name,
+				Commit: after.Labels[LabelCommit], Subject: after.Labels[LabelSubject],
+				Before: before.Labels[LabelCommit], BeforeSubject: before.Labels[LabelSubject],
+				Step: *n.Step, Comparison: n.Comparison, Why: n.Why,
+			})
 		}
 	}
+	return out
 }

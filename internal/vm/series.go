@@ -3,14 +3,12 @@ package vm
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/history"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
+	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // kdelta series orders its builds by their kernel label, or, where two
@@ -30,8 +28,11 @@ type Series struct {
 	// place a series may step.
 	Sets    []*result.Set
 	History []*history.Series
-	Stops   []string
-	by      string // the label the history is by
+	Stops   []BootStop
+	// ChangePoints are the options the history's change points were
+	// found with: stats' defaults.
+	ChangePoints stats.ChangePointOptions
+	by           string // the label the history is by
 }
 
 // Run boots the variants of opt as builds of a series: opt.Boots rounds
@@ -66,7 +67,8 @@ func (sr *Series) Run(ctx context.Context, opt *Options) ([]*result.Set, error) 
 	if runErr != nil {
 		sr.Sets = finished(s.sets)
 	}
-	if sr.History, err = history.Across(sr.Sets, sr.by, report.SeriesChangePoints); err != nil {
+	sr.ChangePoints = stats.DefaultChangePointOptions()
+	if sr.History, err = history.Across(sr.Sets, sr.by, sr.ChangePoints); err != nil {
 		return sr.Sets, errors.Join(runErr, err)
 	}
 	// Each place a series may step is compared once: the step's marker
@@ -85,7 +87,7 @@ func (sr *Series) Run(ctx context.Context, opt *Options) ([]*result.Set, error) 
 // them under opt.
 func (sr *Series) places(opt compare.Options) func([]*result.Set) []question {
 	return func(sets []*result.Set) []question {
-		hs, err := history.Across(sets, sr.by, report.SeriesChangePoints)
+		hs, err := history.Across(sets, sr.by, stats.DefaultChangePointOptions())
 		if err != nil {
 			return nil
 		}
@@ -107,27 +109,6 @@ func (sr *Series) places(opt compare.Options) func([]*result.Set) []question {
 		}
 		return qs
 	}
-}
-
-// Write writes the end of kdelta series: the history of each workload
-// across the builds with its steps (report.WriteSeries), and why the
-// boots stopped.
-func (sr *Series) Write(w io.Writer) error {
-	// sr.History is judged under the options the boots were (Run), so
-	// a step's marker prints the comparison the stop lines speak of.
-	var err error
-	if sr.History == nil {
-		err = report.WriteSeriesOf(w, sr.Sets)
-	} else {
-		err = report.WriteSeries(w, sr.History, sr.Sets, report.SeriesChangePoints)
-	}
-	if err != nil {
-		return err
-	}
-	for _, l := range sr.Stops {
-		fmt.Fprintln(w, l)
-	}
-	return nil
 }
 
 // buildNames are the variants' points in the series: each kernel's

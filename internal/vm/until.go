@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/kdelta/kdelta/internal/compare"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/stats"
@@ -48,8 +47,8 @@ type Until struct {
 	// command prints both take it (CompareOptions), so they agree.
 	Noise func(*result.Set, *result.Benchmark, string) stats.SessionNoise
 	// Stops, after a run that ended by the rule, say why the boots
-	// stopped: a line per question.
-	Stops []string
+	// stopped: one per question.
+	Stops []BootStop
 }
 
 // CompareOptions are the options of every comparison of the variants:
@@ -246,46 +245,27 @@ func (x *untilBoots) open(sets []*result.Set) [][]bool {
 	return out
 }
 
-// stops says, for each question, whether it is clear and after how many
-// boots, or that it stayed unclear and why.
-func (x *untilBoots) stops(sets []*result.Set) []string {
-	var lines []string
-	for _, q := range x.questions(sets) {
-		ba, bb := x.s.boots[q.Baseline], x.s.boots[q.Candidate]
-		each := fmt.Sprintf("%d boots each", ba)
-		switch {
-		case ba != bb:
-			each = fmt.Sprintf("%d and %d boots", ba, bb)
-		case ba == 1:
-			each = "1 boot each"
-		}
-		var why string
-		switch {
-		case q.Settled():
-			why = "clear after " + each + ": " + bootsVerdict(q.Question)
-		case max(ba, bb) >= x.u.MaxBoots:
-			why = fmt.Sprintf("reached --max-boots %d: %s", x.u.MaxBoots, bootsVerdict(q.Question))
-		default:
-			why = "unclear after " + each + ": " + bootsVerdict(q.Question)
-		}
-		lines = append(lines, fmt.Sprintf("until-conclusive: %s: %s -> %s: %s", q.Bench, q.before, q.after, why))
-	}
-	return lines
+// A BootStop is why the boots of one question stopped: the question
+// (its benchmark, the verdict between the two variants), the variants'
+// labels, the boots of each, and whether it is settled, or reached
+// MaxBoots (--max-boots) unsettled.
+type BootStop struct {
+	compare.Question
+	Before, After string
+	Boots         [2]int
+	Clear         bool
+	AtMax         bool
+	MaxBoots      int
 }
 
-// bootsVerdict is a question's verdict as kdelta compare says it, the
-// sessions it counts called boots, with the change and its interval.
-func bootsVerdict(n compare.Question) string {
-	c := n.Comparison
-	if c.A.N == 0 {
-		return "not compared: " + n.Why
+// stops says, for each question, whether it is clear and after how many
+// boots, or that it stayed unclear and why.
+func (x *untilBoots) stops(sets []*result.Set) []BootStop {
+	var out []BootStop
+	for _, q := range x.questions(sets) {
+		ba, bb := x.s.boots[q.Baseline], x.s.boots[q.Candidate]
+		out = append(out, BootStop{Question: q.Question, Before: q.before, After: q.after, Boots: [2]int{ba, bb},
+			Clear: q.Settled(), AtMax: max(ba, bb) >= x.u.MaxBoots, MaxBoots: x.u.MaxBoots})
 	}
-	v := report.VerdictText(c)
-	if c.Verdict == stats.Inconclusive && c.NeedSessions > 0 {
-		v = fmt.Sprintf("inconclusive (need ≈%d boots)", c.NeedSessions)
-	}
-	if n.Step != nil && c.Verdict == stats.NoChange {
-		v += fmt.Sprintf(", where the change points put a step of %s", report.Pct(n.Step.Change))
-	}
-	return fmt.Sprintf("%s (%s %s %s)", v, report.Pct(c.Change), report.Interval(c.CI), report.PValue(c.P))
+	return out
 }

@@ -82,7 +82,7 @@ func TestUntilVersusFirst(t *testing.T) {
 			if !reflect.DeepEqual(open, tt.open) {
 				t.Errorf("open %v, want %v", open, tt.open)
 			}
-			stops := x.stops(sets)
+			stops := BootStopLines(x.stops(sets))
 			if len(stops) != len(tt.stops) {
 				t.Fatalf("stops %q, want %d lines", stops, len(tt.stops))
 			}

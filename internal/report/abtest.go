@@ -1,29 +1,29 @@
-package abtest
+package report
 
 import (
+	"github.com/kdelta/kdelta/internal/abtest"
 	"github.com/kdelta/kdelta/internal/job"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/stats"
 )
 
-// Report is what the command shows of the session o ran: each cell's
+// SessionOf is what the command shows of the session o ran: each cell's
 // name, set and file, the comparison of the variants, the sweep tables of
 // a matrix, and, for a session of several cells run until conclusive, how
 // it ended.
-func (r *Result) Report(o Options) report.Session {
-	s := report.Session{Sets: r.Sets, Paths: r.Paths, Compare: r.Compare}
+func SessionOf(r *abtest.Result, o abtest.Options) Session {
+	s := Session{Sets: r.Sets, Paths: r.Paths, Compare: r.Compare}
 	for _, c := range r.Cells {
 		s.Names = append(s.Names, c.Name)
 	}
 	j := o.Job
 	if len(j.Matrix) > 0 {
-		s.Sweeps = job.SweepTables(r.Cells, r.Sets, j.Matrix, o.compareOptions())
+		s.Sweeps = job.SweepTables(r.Cells, r.Sets, j.Matrix, o.CompareOptions())
 		if s.Sweeps == nil {
-			s.Sweeps = []report.Sweep{}
+			s.Sweeps = []job.Sweep{}
 		}
 	}
 	if j.UntilConclusive && len(r.Cells) > 1 && len(r.Sets) > 0 {
-		u := &report.Until{MaxRuns: j.MaxRuns, Pending: r.Pending}
+		u := &Until{MaxRuns: j.MaxRuns, Pending: r.Pending}
 		for _, b := range r.Sets[0].Benchmarks {
 			u.Runs = max(u.Runs, len(b.Measured()))
 		}
@@ -35,14 +35,14 @@ func (r *Result) Report(o Options) report.Session {
 // Regressions lists what regressed: in the comparison, each variant's
 // metric that did, then each verdict at a knob point, as
 // compare.FailOn takes them.
-func (r *Result) Regressions() []string {
+func Regressions(r *abtest.Result) []string {
 	var out []string
 	if r.Compare != nil {
 		out = r.Compare.Regressed(true)
 	}
 	for _, v := range r.Verdicts {
 		if v.Comparison.Verdict == stats.Regressed {
-			out = append(out, v.String())
+			out = append(out, VerdictLine(v))
 		}
 	}
 	return out

@@ -1,4 +1,4 @@
-package lab
+package report
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+
+	"github.com/kdelta/kdelta/internal/lab"
 )
 
 // shown makes s safe for a terminal: a string with control or
@@ -22,7 +24,7 @@ func shown(s string) string {
 }
 
 // WriteSubmitted writes one line per job queued: its id and agent.
-func WriteSubmitted(w io.Writer, jobs []Submitted) {
+func WriteSubmitted(w io.Writer, jobs []lab.Submitted) {
 	for _, j := range jobs {
 		fmt.Fprintf(w, "%d\t%s\n", j.ID, shown(j.Agent))
 	}
@@ -36,18 +38,18 @@ func ago(now, t time.Time) string {
 }
 
 // WriteJobs writes a table of jobs.
-func WriteJobs(w io.Writer, jobs []JobInfo, now time.Time) {
+func WriteJobs(w io.Writer, jobs []lab.JobInfo, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tAGENT\tRUNS\tATTEMPT\tCREATED\tJOB")
 	for _, j := range jobs {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%d/%s\t%d/%d\t%s\t%s\n", j.ID, j.State, shown(j.Args.Agent), j.Stored, asked(j.Args.Runs),
-			j.Attempt, j.MaxAttempts, ago(now, j.Created), shown(j.Args.describe()))
+			j.Attempt, j.MaxAttempts, ago(now, j.Created), shown(j.Args.Describe()))
 	}
 	tw.Flush()
 }
 
 // WriteJob writes one job in full.
-func WriteJob(w io.Writer, j JobInfo, now time.Time) {
+func WriteJob(w io.Writer, j lab.JobInfo, now time.Time) {
 	fmt.Fprintf(w, "job %d: %s\n", j.ID, j.State)
 	fmt.Fprintf(w, "  command:  kdelta %s\n", shown(j.Args.CommandLine()))
 	sel := j.Args.Select
@@ -56,7 +58,7 @@ func WriteJob(w io.Writer, j JobInfo, now time.Time) {
 	}
 	fmt.Fprintf(w, "  agent:    %s (asked: %s)\n", shown(j.Args.Agent), shown(sel))
 	if b := j.Args.Boot; b != nil {
-		fmt.Fprintf(w, "  boot:     kexec %s (initrd %s, append %s), back within %s\n", shown(b.Kernel), shown(orDash(b.Initrd)), shown(orDash(b.Append)), b.Deadline)
+		fmt.Fprintf(w, "  boot:     kexec %s (initrd %s, append %s), back within %s\n", shown(b.Kernel), shown(OrDash(b.Initrd)), shown(OrDash(b.Append)), b.Deadline)
 	}
 	if b := j.Args.Booted; b != nil {
 		fmt.Fprintf(w, "  booted:   %s, boot %s (job %d)\n", shown(b.Release), shown(b.BootID), b.Job)
@@ -76,7 +78,7 @@ func WriteJob(w io.Writer, j JobInfo, now time.Time) {
 }
 
 // WriteAgents writes a table of the agents' heartbeats.
-func WriteAgents(w io.Writer, agents []AgentInfo, now time.Time) {
+func WriteAgents(w io.Writer, agents []lab.AgentInfo, now time.Time) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tSTATE\tSEEN\tKERNEL\tBOOT\tLOAD\tJOB\tLABELS")
 	for _, a := range agents {
@@ -107,11 +109,4 @@ func asked(runs int) string {
 		return "-"
 	}
 	return strconv.Itoa(runs)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

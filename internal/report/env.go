@@ -1,13 +1,17 @@
-package sysinfo
+package report
 
 import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/kdelta/kdelta/internal/sysinfo"
 )
 
-// Layout of the text forms: at most textWidth columns of plain ASCII, so
+// Layout of the text forms of kdelta env and env diff: at most textWidth columns of plain ASCII, so
 // they paste into a mail unchanged.
 const (
 	textWidth  = 100
@@ -18,70 +22,70 @@ const (
 	maxFieldWidth = 40
 )
 
-// WriteText writes fp as `kdelta env` prints it: one section per topic,
+// WriteEnv writes fp as `kdelta env` prints it: one section per topic,
 // one fact per line, derived facts followed by how they were decided, and
 // the performance-relevant kernel config options at the end.
-func WriteText(w io.Writer, fp *Fingerprint) error {
+func WriteEnv(w io.Writer, fp *sysinfo.Fingerprint) error {
 	bw := bufio.NewWriter(w)
 	section := ""
-	es := fp.entries()
+	es := fp.Entries()
 	for i := 0; i < len(es); i++ {
 		e := es[i]
-		if e.section != section {
-			section = e.section
+		if e.Section != section {
+			section = e.Section
 			fmt.Fprintln(bw, section)
 		}
 		// The rcutree module parameters go on one wrapped line: there
 		// are two dozen of them and few ever change.
-		if strings.HasPrefix(e.name, "rcutree.") {
+		if strings.HasPrefix(e.Name, "rcutree.") {
 			var kv []string
-			for ; i < len(es) && strings.HasPrefix(es[i].name, "rcutree."); i++ {
-				kv = append(kv, strings.TrimPrefix(es[i].name, "rcutree.")+"="+es[i].fact.String())
+			for ; i < len(es) && strings.HasPrefix(es[i].Name, "rcutree."); i++ {
+				kv = append(kv, strings.TrimPrefix(es[i].Name, "rcutree.")+"="+es[i].Fact.String())
 			}
 			i--
-			writeWrapped(bw, "  "+pad("rcutree", labelWidth)+" ", strings.Join(kv, " "))
+			envWrapped(bw, "  "+pad("rcutree", labelWidth)+" ", strings.Join(kv, " "))
 			continue
 		}
-		text := e.fact.String()
-		if e.fact.Known() && e.fact.Source != "" && !strings.HasPrefix(e.fact.Source, "/") {
-			text += "  [" + e.fact.Source + "]"
+		text := e.Fact.String()
+		if e.Fact.Known() && e.Fact.Source != "" && !strings.HasPrefix(e.Fact.Source, "/") {
+			text += "  [" + e.Fact.Source + "]"
 		}
-		writeWrapped(bw, "  "+pad(e.label, labelWidth)+" ", text)
+		envWrapped(bw, "  "+pad(e.Label, labelWidth)+" ", text)
 	}
 
 	fmt.Fprintln(bw, "kernel config (performance-relevant options)")
 	if fp.Config.Unknown != "" {
-		writeWrapped(bw, "  ", "unknown: "+fp.Config.Unknown)
+		envWrapped(bw, "  ", "unknown: "+fp.Config.Unknown)
 	}
-	keys := sortedKeys(fp.Config.Perf)
+	keys := slices.Sorted(maps.Keys(fp.Config.Perf))
 	for _, k := range keys {
 		v := fp.Config.Perf[k]
 		line := k + "=" + v
 		if v == "n" {
 			line = "# " + k + " is not set"
 		}
-		writeWrapped(bw, "  ", line)
+		envWrapped(bw, "  ", line)
 	}
 	if len(fp.Problems) > 0 {
 		fmt.Fprintln(bw, "problems")
 		for _, p := range fp.Problems {
-			writeWrapped(bw, "  ", p)
+			envWrapped(bw, "  ", p)
 		}
 	}
 	return bw.Flush()
 }
 
-// WriteDiffText writes diffs as `kdelta env diff` prints them: the
+// WriteEnvDiff writes diffs as `kdelta env diff` prints them: the
 // performance-relevant differences marked '!' (and the unchanged run-time
 // preemption mode marked '='), then the others, then the kernel config
 // options.
-func WriteDiffText(w io.Writer, diffs []Difference) error {
+func WriteEnvDiff(w io.Writer, diffs []sysinfo.Difference) error {
 	bw := bufio.NewWriter(w)
 	if len(diffs) == 0 {
 		fmt.Fprintln(bw, "no differences")
 		return bw.Flush()
 	}
-	var relevant, other, config []Difference
+	var relevant, other, config []sysinfo.Difference
 	for _, d := range diffs {
 		switch {
 		case d.Config:
@@ -124,7 +128,7 @@ func WriteDiffText(w io.Writer, diffs []Difference) error {
 
 // columnWidth returns the width of the field column for diffs: the
 // longest field that is not unusually long, and at least fieldWidth.
-func columnWidth(diffs []Difference) int {
+func columnWidth(diffs []sysinfo.Difference) int {
 	w := fieldWidth
 	for _, d := range diffs {
 		if n := len(d.Field); n > w && n <= maxFieldWidth {
@@ -136,7 +140,7 @@ func columnWidth(diffs []Difference) int {
 
 // writeDifference writes one difference on one line when it fits, else
 // with A and B on lines of their own.
-func writeDifference(w io.Writer, d Difference, width int) {
+func writeDifference(w io.Writer, d sysinfo.Difference, width int) {
 	mark := " "
 	switch {
 	case d.Same:
@@ -150,24 +154,24 @@ func writeDifference(w io.Writer, d Difference, width int) {
 		fmt.Fprintln(w, line)
 	} else {
 		fmt.Fprintln(w, mark+" "+d.Field)
-		writeWrapped(w, "      A: ", a)
-		writeWrapped(w, "      B: ", b)
+		envWrapped(w, "      A: ", a)
+		envWrapped(w, "      B: ", b)
 	}
 	if d.Note != "" {
-		writeWrapped(w, "      ", d.Note)
+		envWrapped(w, "      ", d.Note)
 	}
 }
 
-// writeWrapped writes prefix and text, wrapping text at spaces so that no
+// envWrapped writes prefix and text, wrapping text at spaces so that no
 // line passes textWidth; continuation lines are indented to the text.
-func writeWrapped(w io.Writer, prefix, text string) {
+func envWrapped(w io.Writer, prefix, text string) {
 	text = ascii(text)
 	indent := strings.Repeat(" ", len(prefix))
 	avail := textWidth - len(prefix)
 	if avail < 20 {
 		avail = 20
 	}
-	lines := wrap(text, avail)
+	lines := envWrap(text, avail)
 	if len(lines) == 0 {
 		lines = []string{""}
 	}
@@ -180,9 +184,9 @@ func writeWrapped(w io.Writer, prefix, text string) {
 	}
 }
 
-// wrap splits text into lines of at most width bytes, breaking at spaces
+// envWrap splits text into lines of at most width bytes, breaking at spaces
 // and cutting words longer than a line.
-func wrap(text string, width int) []string {
+func envWrap(text string, width int) []string {
 	var lines []string
 	var cur strings.Builder
 	for _, word := range strings.Fields(text) {

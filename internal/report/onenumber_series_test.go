@@ -1,4 +1,4 @@
-package vm
+package report
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 
 	"github.com/kdelta/kdelta/internal/compare"
 	"github.com/kdelta/kdelta/internal/history"
-	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 	"github.com/kdelta/kdelta/internal/stats"
+	"github.com/kdelta/kdelta/internal/vm"
 )
 
-// commitSet is one commit of a series kdelta built, measured over boots
+// commitSet is one commit of a series kdelta built (vm.Series), measured over boots
 // runs at a time around centre (a boot's centre spread by 3%, its runs by
 // 1%), each boot a session of its own, as Series.Run brings it home,
 // under TCG when emulated.
@@ -33,9 +33,9 @@ func commitSet(i int, hash, subject string, boots int, centre float64, emulated 
 		}
 	}
 	set := &result.Set{Schema: result.Schema, ID: fmt.Sprintf("set-%d", i), Created: at, Complete: true, Benchmarks: []*result.Benchmark{b},
-		Labels: map[string]string{buildLabel: fmt.Sprintf("#%d %s", i+1, hash), LabelCommit: hash, LabelSubject: subject}}
+		Labels: map[string]string{"build": fmt.Sprintf("#%d %s", i+1, hash), vm.LabelCommit: hash, vm.LabelSubject: subject}}
 	if emulated {
-		set.Warnings = []string{TCGWarning}
+		set.Warnings = []string{vm.TCGWarning}
 	}
 	return set
 }
@@ -62,19 +62,19 @@ func TestOneNumberPerStep(t *testing.T) {
 			} {
 				sets = append(sets, commitSet(i, c.hash, c.subject, 3, c.centre, emulated, uint64(i+1)))
 			}
-			sr := &Series{Sets: sets, by: buildLabel}
+			sr := &vm.Series{Sets: sets, ChangePoints: stats.DefaultChangePointOptions()}
 			var err error
-			if sr.History, err = history.Across(sets, buildLabel, report.SeriesChangePoints); err != nil {
+			if sr.History, err = history.Across(sets, "build", sr.ChangePoints); err != nil {
 				t.Fatal(err)
 			}
 			for _, h := range sr.History {
 				h.Judge(sets, compare.Options{})
 			}
 			var b bytes.Buffer
-			if err := sr.Write(&b); err != nil {
+			if err := WriteSeriesRun(&b, sr); err != nil {
 				t.Fatal(err)
 			}
-			sr.WriteCommits(&b, compare.Options{})
+			WriteCommitSteps(&b, sr.Commits(compare.Options{}))
 			out := b.String()
 			marker := regexp.MustCompile(`(?m)^  #3 cccccccccccc .*<< step(.*)$`).FindStringSubmatch(out)
 			steps := regexp.MustCompile(`(?m)^step at commit cccccccccccc .* ns/call (\S+) \[\S+, \S+\] against bbbbbbbbbbbb \(a comment\), (.*); design: `).FindAllStringSubmatch(out, -1)
@@ -91,13 +91,13 @@ func TestOneNumberPerStep(t *testing.T) {
 			if d := n.Comparison.Design; d.Shared || d.Sessions != [2]int{3, 3} {
 				t.Errorf("design %+v, want the two commits' 3 boots each as separate sessions", d)
 			}
-			if want := report.VerdictText(n.Comparison); marker[1] != ": "+want || steps[0][2] != want {
+			if want := VerdictText(n.Comparison); marker[1] != ": "+want || steps[0][2] != want {
 				t.Errorf("marker %q and step line %q, want both the comparison's verdict %q", marker[1], steps[0][2], want)
 			}
 			if steps[0][1] != fmt.Sprintf("%+.1f%%", 100*n.Comparison.Change) || n.Comparison.Verdict != stats.Regressed {
 				t.Errorf("step line's change %s, verdict %s; want the comparison's %+.1f%%, regressed", steps[0][1], n.Comparison.Verdict, 100*n.Comparison.Change)
 			}
-			if got := strings.Contains(marker[1], report.EmulatedText) && strings.Contains(steps[0][2], report.EmulatedText); got != emulated {
+			if got := strings.Contains(marker[1], EmulatedText) && strings.Contains(steps[0][2], EmulatedText); got != emulated {
 				t.Errorf("emulated %v, but the marker %q and step line %q say TCG: %v", emulated, marker[1], steps[0][2], got)
 			}
 		})
