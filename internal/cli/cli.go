@@ -136,10 +136,16 @@ func Run(ctx context.Context, p Process) (code int) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx = context.WithValue(ctx, processKey{}, &p)
-	root := newRoot(p.Stdout, stderr)
+	out := &stdoutWriter{w: p.Stdout}
+	root := newRoot(out, stderr)
 	needLinux(root, p.GOOS)
 	root.SetArgs(kernelsAB(args))
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		// Output that did not reach stdout is output lost (issue 35
+		// point 10): the command's own errors come first.
+		err = out.failed()
+	}
 	if err == nil {
 		return ExitOK
 	}
