@@ -14,7 +14,7 @@ func TestPostgresUnreachableReason(t *testing.T) {
 		// Port 1 on loopback: nothing listens, the kernel refuses.
 		{"postgres://u:secret@127.0.0.1:1/x", "dial tcp 127.0.0.1:1: connect: connection refused"},
 		// .invalid never resolves (RFC 2606).
-		{"postgres://u:secret@kdelta-test.invalid/x", "kdelta-test.invalid"},
+		{"postgres://u:secret@kdelta-test.invalid/x", "lookup kdelta-test.invalid"},
 	} {
 		_, err := openPostgres(context.Background(), tc.url)
 		if err == nil {
