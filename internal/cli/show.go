@@ -52,5 +52,5 @@ func newShowCmd() *cobra.Command {
 	c.Flags().BoolVar(&plot, "plot", false, "also draw each metric's runs as a text strip plot")
 	c.Flags().StringVar(&format, "format", "text", "output format: text, html (one self-contained page; write it with -o)")
 	c.Flags().StringVarP(&output, "output", "o", "", "write the summary (text or the html page) to this file instead of stdout")
-	return c
+	return withStore(c)
 }
