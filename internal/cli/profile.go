@@ -71,12 +71,16 @@ func newProfileDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error {
+			err = report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error {
 				if format == report.HTMLFormat {
 					return report.WriteProfileDiffHTML(w, diffs, top, report.HTMLOptions{})
 				}
 				return report.WriteProfileDiffs(w, diffs, format, top)
 			})
+			if err != nil {
+				return err
+			}
+			return noProfile(diffs)
 		},
 	}
 	f := c.Flags()
