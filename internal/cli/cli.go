@@ -177,7 +177,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's kdelta completion bash|zsh|fish|powershell stays: run and ab
+	// complete workloads and their parameters (completeWorkloads).
 	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newSeriesCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd(), newExplainCmd(), newServeCmd(), newSubmitCmd(), newAgentCmd(), newJobsCmd(), newAgentsCmd(), newLabCmd(), newReproduceCmd())
 	return root
 }
