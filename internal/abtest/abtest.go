@@ -48,6 +48,9 @@ func NewPlan(j *job.Job) (Plan, error) {
 			return Plan{}, fmt.Errorf("%s: its variants boot kernels (kernel, append): run it with kdelta vm -f %s", j.File, j.File)
 		}
 	}
+	if err := j.CheckSwept(); err != nil {
+		return Plan{}, err
+	}
 	specs, err := j.Specs()
 	if err != nil {
 		return Plan{}, err

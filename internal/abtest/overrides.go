@@ -222,7 +222,7 @@ func (o Overrides) workloads(j *job.Job) error {
 		if err != nil {
 			return err
 		}
-		j.Workloads = append(j.Workloads, job.Workload{Name: sp.Workload.Name(), Params: sp.Values, Where: a})
+		j.Workloads = append(j.Workloads, job.Workload{Name: sp.Workload.Name(), Params: sp.Values, Given: sp.Given, Where: a})
 	}
 	return nil
 }

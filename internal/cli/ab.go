@@ -31,6 +31,7 @@ func newABCmd() *cobra.Command {
 			return runJob(c, args, &s)
 		},
 	}
+	c.ValidArgsFunction = completeWorkloads
 	s.register(c.Flags(), true)
 	return c
 }

@@ -136,10 +136,16 @@ func Run(ctx context.Context, p Process) (code int) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx = context.WithValue(ctx, processKey{}, &p)
-	root := newRoot(p.Stdout, stderr)
+	out := &stdoutWriter{w: p.Stdout}
+	root := newRoot(out, stderr)
 	needLinux(root, p.GOOS)
 	root.SetArgs(kernelsAB(args))
 	err := root.ExecuteContext(ctx)
+	if err == nil {
+		// Output that did not reach stdout is output lost (issue 35
+		// point 10): the command's own errors come first.
+		err = out.failed()
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -171,7 +177,8 @@ func newRoot(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%s: %w", c.CommandPath(), err)
 	})
-	root.CompletionOptions.DisableDefaultCmd = true
+	// cobra's kdelta completion bash|zsh|fish|powershell stays: run and ab
+	// complete workloads and their parameters (completeWorkloads).
 	root.AddCommand(newListCmd(), newRunCmd(), newShowCmd(), newCompareCmd(), newEnvCmd(), newStatCmd(), newImportCmd(), newVMCmd(), newSeriesCmd(), newBisectRunCmd(), newProfileCmd(), newResultsCmd(), newHistoryCmd(), newABCmd(), newRestoreCmd(), newCalibrateCmd(), newExplainCmd(), newServeCmd(), newSubmitCmd(), newAgentCmd(), newJobsCmd(), newAgentsCmd(), newLabCmd(), newReproduceCmd())
 	return root
 }

@@ -92,7 +92,7 @@ func newCompareCmd() *cobra.Command {
 	f.BoolVar(&withProfile, "profile", false, "append the profile diff of each workload profiled in both (text and markdown)")
 	f.BoolVar(&plot, "plot", false, "append a text strip plot of each metric's runs, a line per set")
 	f.StringVarP(&output, "output", "o", "", "write the report to this file instead of stdout (--format html: one self-contained page)")
-	return c
+	return withStore(c)
 }
 
 // compareSides is the comparison of the sets named (none: the newest

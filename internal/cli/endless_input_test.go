@@ -51,7 +51,8 @@ func TestEndlessInput(t *testing.T) {
 	}
 }
 
-// TestInterruptedRead interrupts show, import and compare while they wait
+// TestInterruptedRead interrupts show, import, compare and the profile
+// commands while they wait
 // on a FIFO that no one writes (the open itself blocks): SIGINT or SIGTERM
 // ends them with exit 130 and one line naming the file, where they used
 // to wait for ever with both signals caught.
@@ -69,6 +70,12 @@ func TestInterruptedRead(t *testing.T) {
 		{[]string{"show", fifo}, syscall.SIGINT},
 		{[]string{"import", fifo}, syscall.SIGTERM},
 		{[]string{"compare", fifo, fifo}, syscall.SIGINT},
+		// The profile commands read through the same bounded,
+		// cancellable reader (issue 35).
+		{[]string{"profile", "show", fifo}, syscall.SIGINT},
+		{[]string{"profile", "diff", fifo, fifo}, syscall.SIGINT},
+		{[]string{"profile", "annotate", fifo, "main"}, syscall.SIGINT},
+		{[]string{"profile", "pprof", fifo, "-o", filepath.Join(dir, "out.pb.gz")}, syscall.SIGTERM},
 	} {
 		name := strings.Join(tc.args, " ")
 		cmd := exec.Command(bin, tc.args...)

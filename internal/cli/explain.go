@@ -56,5 +56,5 @@ func newExplainCmd() *cobra.Command {
 	f.StringVar(&cf.threshold, "threshold", "1%", "noise band: changes inside ±threshold do not matter (percent)")
 	f.StringVar(&cf.test, "test", "mannwhitney", "mannwhitney or welch")
 	cf.noise.register(f)
-	return c
+	return withStore(c)
 }

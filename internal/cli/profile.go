@@ -36,7 +36,7 @@ func newProfileShowCmd() *cobra.Command {
 			if err := report.CheckFormat(format, report.ProfileFormats); err != nil {
 				return err
 			}
-			gs, err := kprofile.Open(args[0], only, sourceIn(c.Context()))
+			gs, err := kprofile.Open(c.Context(), args[0], only, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
@@ -67,16 +67,20 @@ func newProfileDiffCmd() *cobra.Command {
 			if err := checkOutput(c.Context(), output, "", args...); err != nil {
 				return err
 			}
-			diffs, err := kprofile.Diffs(args, only, by, sourceIn(c.Context()))
+			diffs, err := kprofile.Diffs(c.Context(), args, only, by, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
-			return report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error {
+			err = report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error {
 				if format == report.HTMLFormat {
 					return report.WriteProfileDiffHTML(w, diffs, top, report.HTMLOptions{})
 				}
 				return report.WriteProfileDiffs(w, diffs, format, top)
 			})
+			if err != nil {
+				return err
+			}
+			return noProfile(diffs)
 		},
 	}
 	f := c.Flags()
@@ -99,7 +103,7 @@ func newProfilePprofCmd() *cobra.Command {
 			if err := checkOutput(c.Context(), output, "", args[0]); err != nil {
 				return err
 			}
-			skipped, err := kprofile.ExportPprof(args[0], only, output, sourceIn(c.Context()))
+			skipped, err := kprofile.ExportPprof(c.Context(), args[0], only, output, sourceIn(c.Context()))
 			for _, s := range skipped {
 				fmt.Fprintf(c.ErrOrStderr(), "kdelta: warning: %v\n", s)
 			}
@@ -120,13 +124,13 @@ func newProfileAnnotateCmd() *cobra.Command {
 		Long:  longHelp("profile-annotate"),
 		Args:  cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			a, err := kprofile.Annotate(args[0], args[1], o, sourceIn(c.Context()))
+			a, err := kprofile.Annotate(c.Context(), args[0], args[1], o, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			} else if diff == "" {
 				return report.WriteAnnotation(c.OutOrStdout(), a)
 			}
-			b, err := kprofile.Annotate(diff, args[1], o, sourceIn(c.Context()))
+			b, err := kprofile.Annotate(c.Context(), diff, args[1], o, sourceIn(c.Context()))
 			if err != nil {
 				return err
 			}
@@ -164,6 +168,6 @@ func (p *profileFlags) check(f *pflag.FlagSet) error {
 // writeProfileDiffs appends the profile diff of every benchmark profiled
 // in both the baseline and each other file (compare --profile).
 func writeProfileDiffs(ctx context.Context, w, errw io.Writer, files []string, format string) error {
-	fds, warnings := kprofile.DiffEach(files, sourceIn(ctx))
+	fds, warnings := kprofile.DiffEach(ctx, files, sourceIn(ctx))
 	return report.WriteCompareProfiles(w, errw, fds, warnings, format)
 }

@@ -23,12 +23,15 @@ const storeEnv = "KDELTA_STORE"
 
 const storeUsage = "the store: an SQLite file or a postgres:// URL (default $" + storeEnv + ", else $XDG_DATA_HOME/kdelta/kdelta.db)"
 
-// storeLocation is where the store is: the --store flag, else
-// $KDELTA_STORE in the environment Run was given (ctx), else "" for
-// store.DefaultPath.
+// storeLocation is where the store is: the --store flag (given, or put
+// in ctx by withStore), else $KDELTA_STORE in the environment Run was
+// given (ctx), else "" for store.DefaultPath.
 func storeLocation(ctx context.Context, flag string) string {
 	if flag != "" {
 		return flag
+	}
+	if loc := storeFlag(ctx); loc != "" {
+		return loc
 	}
 	return getenv(ctx, storeEnv)
 }

@@ -16,6 +16,7 @@ func newRunCmd() *cobra.Command {
 			return runJob(c, args, &s)
 		},
 	}
+	c.ValidArgsFunction = completeWorkloads
 	s.register(c.Flags(), false)
 	return c
 }

@@ -33,18 +33,24 @@ func newShowCmd() *cobra.Command {
 			if format == report.HTMLFormat {
 				return report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error { return report.WriteShowHTML(w, set, report.HTMLOptions{}) })
 			}
-			report.Show(c.OutOrStdout(), set, report.ShowOptions{Runs: runs})
-			if plot {
-				report.WriteShowPlots(c.OutOrStdout(), set)
+			ns, nerr := r.Noises(set, "")
+			err = report.ToFile(output, c.OutOrStdout(), func(w io.Writer) error {
+				report.Show(w, set, report.ShowOptions{Runs: runs})
+				if plot {
+					report.WriteShowPlots(w, set)
+				}
+				report.WriteNoises(w, ns)
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-			ns, err := r.Noises(set, "")
-			report.WriteNoises(c.OutOrStdout(), ns)
-			return err
+			return nerr
 		},
 	}
 	c.Flags().BoolVar(&runs, "runs", false, "also print every run")
 	c.Flags().BoolVar(&plot, "plot", false, "also draw each metric's runs as a text strip plot")
 	c.Flags().StringVar(&format, "format", "text", "output format: text, html (one self-contained page; write it with -o)")
-	c.Flags().StringVarP(&output, "output", "o", "", "write the html page to this file instead of stdout")
-	return c
+	c.Flags().StringVarP(&output, "output", "o", "", "write the summary (text or the html page) to this file instead of stdout")
+	return withStore(c)
 }

@@ -225,7 +225,7 @@ func recordCommand(s *result.Set) []string {
 	if len(cmd) >= 2 && cmd[0] == "kdelta" && (cmd[1] == "run" || cmd[1] == "ab") {
 		out := append([]string{}, cmd[:2]...)
 		out = append(out, "--profile")
-		for _, a := range cmd[2:] {
+		for _, a := range profiledOutput(cmd[2:]) {
 			if a != "--profile" {
 				out = append(out, a)
 			}

@@ -2,6 +2,7 @@ package explain_test
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -165,7 +166,7 @@ func TestExplainSeed000(t *testing.T) {
 // to 12.73% while __rcu_read_unlock's rises.
 func TestExplainSeed004(t *testing.T) {
 	load := func(name string) []result.Profile {
-		gs, err := profile.Load(filepath.Join("..", "profile", "testdata", name))
+		gs, err := profile.Load(context.Background(), filepath.Join("..", "profile", "testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,10 @@ package job
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +73,9 @@ func (j *Job) Given(key string) bool { return j.given[key] }
 type Workload struct {
 	Name   string
 	Params map[string]string
+	// Given are the parameters the job names itself (a file's params,
+	// a command line's WORKLOAD:k=v), which a matrix axis may not sweep.
+	Given []string
 	// Where is file:line, for errors.
 	Where string
 }
@@ -527,6 +532,7 @@ func (d *decoder) workloads(p keyPath, v any) ([]Workload, error) {
 		if w.Name == "" {
 			return nil, d.errf(ep, "%s: no name (the workload, as kdelta list names it)", ep.display())
 		}
+		w.Given = slices.Sorted(maps.Keys(w.Params))
 		out = append(out, w)
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -50,16 +51,32 @@ var ErrNotAnnotated = errors.New("recorded before kdelta kept annotations; recor
 // (perf annotate run now, with o.Vmlinux for kernel symbols), or the text
 // of perf annotate --stdio. A symbol in none of ref's profiles is an
 // error that names the nearest symbols there are.
-func Annotate(ref, symbol string, o AnnotateOptions, src Source) (*Annotation, error) {
+func Annotate(ctx context.Context, ref, symbol string, o AnnotateOptions, src Source) (*Annotation, error) {
 	if isPerfData(ref) {
 		return annotateData(ref, symbol, o)
 	}
-	if data, err := os.ReadFile(ref); err == nil && !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		if as, perr := ParseAnnotate(ref, data); perr == nil {
-			return pick(ref, ref, symbol, as)
+	if fi, err := os.Stat(ref); err == nil && !fi.IsDir() {
+		// A file is read once, bounded, and given up on an interrupt
+		// (a FIFO no one writes, /dev/zero), as Load reads it.
+		data, err := result.ReadInput(ctx, ref, result.MaxSetBytes, "a profile")
+		if err != nil {
+			return nil, err
 		}
+		if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+			if as, perr := ParseAnnotate(ref, data); perr == nil {
+				return pick(ref, ref, symbol, as)
+			}
+		}
+		gs, err := Decode(ref, data)
+		if err == nil {
+			gs, err = keep(ref, o.Only, gs)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return annotateGroups(ref, symbol, o, gs)
 	}
-	gs, err := Open(ref, o.Only, src)
+	gs, err := Open(ctx, ref, o.Only, src)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +156,11 @@ func annotateGroups(ref, symbol string, o AnnotateOptions, gs []Group) (*Annotat
 // isPerfData tells whether path is a perf.data file, from its first
 // bytes only: a perf.data can be large.
 func isPerfData(path string) bool {
+	// Only a regular file: opening a FIFO would wait for a writer, and
+	// perf reads a perf.data file by seeking in it.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -67,7 +68,7 @@ func TestAnnotateSyscall(t *testing.T) {
 		t.Fatalf("profile: unavailable %q, annotated %v, %d annotations", pa.Unavailable, pa.Annotated, len(pa.Annotations))
 	}
 	sym, samples := hottestKernel(pa)
-	an, err := Annotate("A", sym, AnnotateOptions{}, src)
+	an, err := Annotate(context.Background(), "A", sym, AnnotateOptions{}, src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func TestAnnotateSyscall(t *testing.T) {
 	}
 	t.Logf("%s: %d samples on %d instructions, shares %.2f%%, lines from %s %s", sym, n, insns, pct, an.Source, an.NoText)
 
-	bn, err := Annotate("B", sym, AnnotateOptions{}, src)
+	bn, err := Annotate(context.Background(), "B", sym, AnnotateOptions{}, src)
 	if err != nil {
 		t.Fatalf("B: %v", err)
 	}
@@ -146,28 +147,28 @@ func TestAnnotateErrors(t *testing.T) {
 		return &result.Set{Benchmarks: []*result.Benchmark{{Workload: "syscall", Profiles: []result.Profile{p}}}}
 	}
 	src := setSource(map[string]*result.Set{"new": set(prof), "old": set(old)})
-	_, err := Annotate("new", "do_sycall_64", AnnotateOptions{}, src)
+	_, err := Annotate(context.Background(), "new", "do_sycall_64", AnnotateOptions{}, src)
 	if err == nil || !strings.Contains(err.Error(), "no symbol do_sycall_64") || !strings.Contains(err.Error(), "nearest: do_syscall_64") {
 		t.Errorf("misspelt symbol: %v", err)
 	}
-	_, err = Annotate("new", "x64_sys_call", AnnotateOptions{}, src)
+	_, err = Annotate(context.Background(), "new", "x64_sys_call", AnnotateOptions{}, src)
 	if err == nil || !strings.Contains(err.Error(), "not among the hottest") {
 		t.Errorf("a symbol not annotated: %v", err)
 	}
-	if _, err = Annotate("old", "do_syscall_64", AnnotateOptions{}, src); !errors.Is(err, ErrNotAnnotated) {
+	if _, err = Annotate(context.Background(), "old", "do_syscall_64", AnnotateOptions{}, src); !errors.Is(err, ErrNotAnnotated) {
 		t.Errorf("a set recorded before annotations: %v", err)
 	}
-	if _, err := Annotate(filepath.Join("testdata", "seed004-before.txt"), "do_syscall_64", AnnotateOptions{}, src); err == nil || !strings.Contains(err.Error(), "perf report or perf script table has no instructions") {
+	if _, err := Annotate(context.Background(), filepath.Join("testdata", "seed004-before.txt"), "do_syscall_64", AnnotateOptions{}, src); err == nil || !strings.Contains(err.Error(), "perf report or perf script table has no instructions") {
 		t.Errorf("a perf report table: %v", err)
 	}
 	mail := filepath.Join("testdata", "annotate-tui-seed003.txt")
-	if _, err := Annotate(mail, "mm_cid_get", AnnotateOptions{}, src); err == nil || !strings.Contains(err.Error(), "do not name their symbols") {
+	if _, err := Annotate(context.Background(), mail, "mm_cid_get", AnnotateOptions{}, src); err == nil || !strings.Contains(err.Error(), "do not name their symbols") {
 		t.Errorf("the seed 003 mail's two unnamed annotations: %v", err)
 	}
-	if a, err := Annotate(filepath.Join("testdata", "annotate-go.txt"), "golang.org/x/sys/unix.RawSyscallNoError.abi0", AnnotateOptions{}, src); err != nil || a.Samples == 0 {
+	if a, err := Annotate(context.Background(), filepath.Join("testdata", "annotate-go.txt"), "golang.org/x/sys/unix.RawSyscallNoError.abi0", AnnotateOptions{}, src); err != nil || a.Samples == 0 {
 		t.Errorf("perf annotate --stdio text: %+v, %v", a, err)
 	}
-	if a, err := Annotate("new", "do_syscall_64", AnnotateOptions{}, src); err != nil || a.Samples != 6 || a.Benchmark != "syscall" {
+	if a, err := Annotate(context.Background(), "new", "do_syscall_64", AnnotateOptions{}, src); err != nil || a.Samples != 6 || a.Benchmark != "syscall" {
 		t.Errorf("do_syscall_64: %+v, %v", a, err)
 	}
 	if a, err := AnnotateSet("new", set(prof), "do_syscall_64", AnnotateOptions{Only: "sys"}); err != nil || a.Samples != 6 {
@@ -185,7 +186,7 @@ func TestAnnotateNoPerf(t *testing.T) {
 	if err := os.WriteFile(data, append([]byte("PERFILE2"), make([]byte, 64)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Annotate(data, "do_syscall_64", AnnotateOptions{Perf: "/nonexistent/perf"}, setSource(nil))
+	_, err := Annotate(context.Background(), data, "do_syscall_64", AnnotateOptions{Perf: "/nonexistent/perf"}, setSource(nil))
 	if err == nil || !strings.Contains(err.Error(), "install linux-perf") {
 		t.Errorf("no perf: %v", err)
 	}

@@ -23,9 +23,10 @@ var perfDataMagic = []byte("PERFILE2")
 // Load reads the profiles in a file: a kdelta result set (one group per
 // benchmark that has profiles), a perf.data file (read with perf report
 // and perf script), the text of perf report --stdio (each table a
-// profile), or the text of perf script.
-func Load(path string) ([]Group, error) {
-	data, err := result.ReadInput(context.Background(), path, result.MaxSetBytes, "a profile")
+// profile), or the text of perf script. The read gives up when ctx is
+// done (an interrupt), as result.ReadInput does.
+func Load(ctx context.Context, path string) ([]Group, error) {
+	data, err := result.ReadInput(ctx, path, result.MaxSetBytes, "a profile")
 	if err != nil {
 		return nil, err
 	}

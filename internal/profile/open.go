@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -16,7 +17,7 @@ type Source func(ref string) (*result.Set, error)
 // Open reads the profiles ref names, a file Load reads or else the set
 // src returns, keeping the groups whose name (a benchmark's
 // workload:params) starts with only.
-func Open(ref, only string, src Source) ([]Group, error) {
+func Open(ctx context.Context, ref, only string, src Source) ([]Group, error) {
 	var gs []Group
 	if _, err := os.Stat(ref); err != nil {
 		set, lerr := src(ref)
@@ -26,9 +27,14 @@ func Open(ref, only string, src Source) ([]Group, error) {
 		if gs, err = FromSet(ref, set); err != nil {
 			return nil, err
 		}
-	} else if gs, err = Load(ref); err != nil {
+	} else if gs, err = Load(ctx, ref); err != nil {
 		return nil, err
 	}
+	return keep(ref, only, gs)
+}
+
+// keep is the groups of gs, read from ref, whose name starts with only.
+func keep(ref, only string, gs []Group) ([]Group, error) {
 	if only == "" {
 		return gs, nil
 	}
@@ -47,8 +53,8 @@ func Open(ref, only string, src Source) ([]Group, error) {
 // Diffs diffs the profiles of refs[0] and refs[1] benchmark by benchmark
 // (see Match), or, given one ref, the two tables it holds (a mail with
 // both reports: the first is A), symbols ordered by by.
-func Diffs(refs []string, only, by string, src Source) ([]*Diff, error) {
-	a, err := Open(refs[0], only, src)
+func Diffs(ctx context.Context, refs []string, only, by string, src Source) ([]*Diff, error) {
+	a, err := Open(ctx, refs[0], only, src)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +70,7 @@ func Diffs(refs []string, only, by string, src Source) ([]*Diff, error) {
 		}
 		return []*Diff{d}, nil
 	}
-	b, err := Open(refs[1], only, src)
+	b, err := Open(ctx, refs[1], only, src)
 	if err != nil {
 		return nil, err
 	}
@@ -120,13 +126,13 @@ type FileDiff struct {
 // by share (kdelta compare --profile). A file whose profiles cannot be
 // read, or share no benchmark with the baseline's, is left out, with why
 // in warnings; without the baseline's profiles nothing is diffed.
-func DiffEach(refs []string, src Source) (fds []FileDiff, warnings []error) {
-	base, err := Open(refs[0], "", src)
+func DiffEach(ctx context.Context, refs []string, src Source) (fds []FileDiff, warnings []error) {
+	base, err := Open(ctx, refs[0], "", src)
 	if err != nil {
 		return nil, []error{err}
 	}
 	for _, other := range refs[1:] {
-		gs, err := Open(other, "", src)
+		gs, err := Open(ctx, other, "", src)
 		if err == nil {
 			var diffs []*Diff
 			if diffs, err = Match(refs[0], other, base, gs, "share"); err == nil {

@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -66,7 +67,7 @@ func TestOpen(t *testing.T) {
 		{ref: "kernel=6.17", err: "kernel=6.17: no such set"},
 	}
 	for _, tt := range tests {
-		gs, err := Open(tt.ref, tt.only, src)
+		gs, err := Open(context.Background(), tt.ref, tt.only, src)
 		if tt.err != "" {
 			if err == nil || !strings.HasPrefix(err.Error(), tt.err) {
 				t.Errorf("Open(%s, %q): %v, want %q", tt.ref, tt.only, err, tt.err)
@@ -87,7 +88,7 @@ func TestOpen(t *testing.T) {
 // reports), and says what a file of one table lacks.
 func TestDiffs(t *testing.T) {
 	before, after := filepath.Join("testdata", "seed004-before.txt"), filepath.Join("testdata", "seed004-after.txt")
-	two, err := Diffs([]string{before, after}, "", "share", nil)
+	two, err := Diffs(context.Background(), []string{before, after}, "", "share", nil)
 	if err != nil || len(two) != 1 || two[0].Name != "" {
 		t.Fatalf("two files: %v, %v; want one diff without a benchmark name", two, err)
 	}
@@ -96,14 +97,14 @@ func TestDiffs(t *testing.T) {
 	if err := os.WriteFile(mail, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	one, err := Diffs([]string{mail}, "", "share", nil)
+	one, err := Diffs(context.Background(), []string{mail}, "", "share", nil)
 	if err != nil || len(one) != 1 || one[0].A.Name != mail+" (table 1)" || len(one[0].Rows) != len(two[0].Rows) {
 		t.Fatalf("one mail: %v, %v; want the diff of its two tables", one, err)
 	}
-	if _, err := Diffs([]string{before}, "", "share", nil); err == nil || !strings.Contains(err.Error(), "needs exactly two tables") {
+	if _, err := Diffs(context.Background(), []string{before}, "", "share", nil); err == nil || !strings.Contains(err.Error(), "needs exactly two tables") {
 		t.Errorf("one table: %v", err)
 	}
-	if _, err := Diffs([]string{before, after}, "", "size", nil); err == nil || !strings.HasPrefix(err.Error(), "--by: ") {
+	if _, err := Diffs(context.Background(), []string{before, after}, "", "size", nil); err == nil || !strings.HasPrefix(err.Error(), "--by: ") {
 		t.Errorf("--by size: %v", err)
 	}
 }
@@ -137,14 +138,14 @@ func TestMatch(t *testing.T) {
 // warning the files it cannot.
 func TestDiffEach(t *testing.T) {
 	src := sets(map[string]*result.Set{"base": profiled("syscall"), "same": profiled("syscall"), "other": profiled("pipe", "kill")})
-	fds, warnings := DiffEach([]string{"base", "same", "missing", "other"}, src)
+	fds, warnings := DiffEach(context.Background(), []string{"base", "same", "missing", "other"}, src)
 	if len(fds) != 1 || fds[0].Base != "base" || fds[0].Other != "same" || len(fds[0].Diffs) != 1 {
 		t.Errorf("diffs %+v: want same's against base", fds)
 	}
 	if len(warnings) != 2 || !strings.Contains(warnings[0].Error(), "missing") || !strings.Contains(warnings[1].Error(), "no benchmark profiled in both") {
 		t.Errorf("warnings %v: want missing's and other's", warnings)
 	}
-	if fds, warnings := DiffEach([]string{"missing", "same"}, src); fds != nil || len(warnings) != 1 {
+	if fds, warnings := DiffEach(context.Background(), []string{"missing", "same"}, src); fds != nil || len(warnings) != 1 {
 		t.Errorf("no baseline: %v, %v; want one warning and nothing diffed", fds, warnings)
 	}
 }

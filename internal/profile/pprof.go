@@ -2,6 +2,7 @@ package profile
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -151,11 +152,11 @@ func WritePprofFile(path, name string, gs []Group) (skipped []error, err error) 
 
 // ExportPprof writes the profiles ref names (see Open) to the pprof file
 // output (profile pprof); skipped are the profiles left out, and why.
-func ExportPprof(ref, only, output string, src Source) (skipped []error, err error) {
+func ExportPprof(ctx context.Context, ref, only, output string, src Source) (skipped []error, err error) {
 	if output == "" {
 		return nil, errors.New("profile pprof: -o/--output is required")
 	}
-	gs, err := Open(ref, only, src)
+	gs, err := Open(ctx, ref, only, src)
 	if err != nil {
 		return nil, err
 	}

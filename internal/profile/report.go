@@ -44,10 +44,12 @@ var (
 	intRE      = regexp.MustCompile(`^\d+$`)
 	markerRE   = regexp.MustCompile(`^\[([k.guH])\](?:\s+(.*))?$`)
 	rowStartRE = regexp.MustCompile(`^\s*\d+(?:\.\d+)?%`)
-	// badRowRE is a row whose share is no percentage perf writes: a
-	// negative one, NaN or inf. A call-graph line ("--12.5%--f") starts
-	// with two dashes and is not one.
-	badRowRE  = regexp.MustCompile(`^\s*((?:-\d[\d.]*|[-+]?(?i:nan|inf|infinity))%)(?:\s|$)`)
+	// shareRE is a row's share as anything number-like before a "%":
+	// one that is not a percentage perf writes (pctRE) — a negative one,
+	// NaN, inf, 1e308, a sign, a decimal comma — is refused rather than
+	// dropped. A call-graph line ("--12.5%--f") starts with two dashes and
+	// is not one.
+	shareRE   = regexp.MustCompile(`^\s*([-+]?(?:\d[\d.,]*(?:[eE][-+]?\d+)?|(?i:nan|inf|infinity))%)(?:\s|$)`)
 	samplesRE = regexp.MustCompile(`^#\s*Samples:\s*(\d+(?:\.\d+)?)([KMG]?)\s+of event '([^']*)'`)
 	quoteRE   = regexp.MustCompile(`^(?:>\s?)+`)
 	dotsRE    = regexp.MustCompile(`^[#.\s]*\.{3,}[#.\s]*$`)
@@ -115,7 +117,7 @@ func (p *reportParser) line(n int, raw string) error {
 		p.comment(trimmed)
 		return nil
 	}
-	if m := badRowRE.FindStringSubmatch(l); m != nil {
+	if m := shareRE.FindStringSubmatch(l); m != nil && !pctRE.MatchString(m[1]) {
 		// Dropped, the symbol would read as below the table's cut-off.
 		return p.errorf(n, "share %q: a share is a percentage from 0 to 100%%", m[1])
 	}

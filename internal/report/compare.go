@@ -158,7 +158,7 @@ func compareText(w io.Writer, r *compare.Result) {
 		if i == 0 {
 			role = " (baseline)"
 		}
-		fmt.Fprintf(w, "%s: %s%s\n", letter(i), n, role)
+		fmt.Fprintf(w, "%s: %s%s\n", letter(i), Printable(n), role)
 	}
 	for i, cs := range r.Conditions {
 		if len(cs) == 0 {

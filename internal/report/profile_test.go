@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"path/filepath"
@@ -19,7 +20,7 @@ func seed004(t *testing.T) (profile.Side, profile.Side) {
 	t.Helper()
 	var sides []profile.Side
 	for _, f := range []string{"seed004-before.txt", "seed004-after.txt"} {
-		gs, err := profile.Load(filepath.Join("..", "profile", "testdata", f))
+		gs, err := profile.Load(context.Background(), filepath.Join("..", "profile", "testdata", f))
 		if err != nil {
 			t.Fatal(err)
 		}

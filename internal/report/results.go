@@ -26,7 +26,7 @@ func WriteInfos(w io.Writer, infos []store.Info) {
 			incomplete = true
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", in.ID, in.Created.UTC().Format("2006-01-02 15:04:05"),
-			OrDash(in.Kernel), runs, OrDash(strings.Join(in.Workload, ",")), OrDash(labelList(in.Labels)))
+			OrDash(Printable(in.Kernel)), runs, OrDash(strings.Join(in.Workload, ",")), OrDash(labelList(in.Labels)))
 	}
 	tw.Flush()
 	if incomplete {
@@ -47,7 +47,10 @@ func Selects(query string, n int) string {
 }
 
 // labelList is the labels as k=v, sorted by name, a space apart.
-func labelList(labels map[string]string) string { return result.FormatPairs(labels, " ") }
+// Keys and values are made Printable.
+func labelList(labels map[string]string) string {
+	return result.FormatPairs(printableLabels(labels), " ")
+}
 
 // WriteInfosJSON lists stored result sets as a JSON array.
 func WriteInfosJSON(w io.Writer, infos []store.Info) error {

@@ -61,7 +61,9 @@ func showBenchmark(w io.Writer, b *result.Benchmark, scope string, opt ShowOptio
 		}
 	}
 	if len(measured) == 0 {
-		fmt.Fprintln(w, "  no measured runs")
+		if !showSummaries(w, b, 14) {
+			fmt.Fprintln(w, "  no measured runs")
+		}
 		return
 	}
 	// The name column fits the longest name (FUNC.p50 of --funclatency

@@ -2,8 +2,6 @@ package result
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -126,8 +124,7 @@ func importSet(name string, data []byte, format string) (*Set, bool, error) {
 		}
 		return nil, false, in.errorf(line, "%s: %s %s %s; refused, not guessed", f.workload, f.where, strconv.FormatFloat(f.v, 'g', 6, 64), f.reason)
 	}
-	sum := sha256.Sum256(data)
-	s.ID = s.Created.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(sum[:6])
+	s.ID = importID(s.Created)
 	if err := s.Check(); err != nil {
 		return nil, false, fmt.Errorf("%s: import made an invalid result set (kdelta's bug): %v", name, err)
 	}

@@ -366,9 +366,12 @@ func TestImportUnknownFormat(t *testing.T) {
 	}
 }
 
-// TestImportIdentity checks the set's identity: the same content has the
-// same ID hash whatever its name, the source label is the base name, and
-// CRLF line ends read as LF.
+// TestImportIdentity checks the set's identity: the same content
+// imported twice is two sets with ids of their own (issue 35 point 9: they
+// were one, the last import's labels winning), the source label is the
+// base name, and CRLF line ends read as LF.
+var idRE = regexp.MustCompile(`^\d{8}T\d{6}-[0-9a-f]{12}$`)
+
 func TestImportIdentity(t *testing.T) {
 	data := []byte("Running in process mode with 1 groups using 40 file descriptors each (== 40 tasks)\nEach sender will pass 10 messages of 100 bytes\nTime: 0.068\n")
 	a, err := Import("/some/where/a.txt", data, "")
@@ -382,8 +385,11 @@ func TestImportIdentity(t *testing.T) {
 	if a.Labels["source"] != "a.txt" || b.Labels["source"] != "b.txt" {
 		t.Errorf("source labels %q %q", a.Labels["source"], b.Labels["source"])
 	}
-	if a.ID[strings.IndexByte(a.ID, '-'):] != b.ID[strings.IndexByte(b.ID, '-'):] {
-		t.Errorf("IDs %s and %s differ in their content hash", a.ID, b.ID)
+	if a.ID == b.ID {
+		t.Errorf("the same content imported twice has one id %s", a.ID)
+	}
+	if !idRE.MatchString(a.ID) || !idRE.MatchString(b.ID) {
+		t.Errorf("ids %s and %s are not TIME-HEX", a.ID, b.ID)
 	}
 	if a.Tool != "import hackbench" {
 		t.Errorf("tool %q", a.Tool)

@@ -2,8 +2,6 @@ package result
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 )
@@ -43,11 +41,11 @@ func ImportSets(name string, data []byte, format string) ([]*Set, error) {
 	if !variants {
 		return []*Set{s}, nil
 	}
-	return splitVariants(s, data), nil
+	return splitVariants(s), nil
 }
 
 // splitVariants makes a set of each variant of s.
-func splitVariants(s *Set, data []byte) []*Set {
+func splitVariants(s *Set) []*Set {
 	var order []string
 	byName := map[string]*Set{}
 	for _, b := range s.Benchmarks {
@@ -66,8 +64,7 @@ func splitVariants(s *Set, data []byte) []*Set {
 			c.Warnings = append([]string(nil), s.Warnings...)
 			if v != "" {
 				c.Labels[VariantParam] = v
-				sum := sha256.Sum256(append(append([]byte(nil), data...), "\x00"+v...))
-				c.ID = c.Created.UTC().Format("20060102T150405") + "-" + hex.EncodeToString(sum[:6])
+				c.ID = importID(c.Created)
 			}
 			vs = &c
 			byName[v] = vs

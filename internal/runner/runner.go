@@ -173,6 +173,13 @@ func Check(opt *Options) error {
 			return fmt.Errorf("--fifo: priority %d out of range %d-%d", opt.FIFO, lo, hi)
 		}
 		if err := probeFIFO(opt.FIFO); err != nil {
+			if errors.Is(err, sys.ErrNoPrivilege) && os.Geteuid() == 0 {
+				if pc, rerr := os.ReadFile("/proc/self/cgroup"); rerr == nil {
+					if why := rtBudget(string(pc), rtBudgetRoots); why != "" {
+						return fmt.Errorf("--fifo %d: %s", opt.FIFO, why)
+					}
+				}
+			}
 			return fmt.Errorf("--fifo %d: %w", opt.FIFO, err)
 		}
 	}

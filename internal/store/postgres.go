@@ -23,12 +23,12 @@ func openPostgresAt(ctx context.Context, loc string, target int64) (Store, error
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, oneLine(err))
 	}
 	v, _, err := appliedVersion(ctx, db, true)
 	if err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, oneLine(err))
 	}
 	if v > SchemaVersion {
 		db.Close()
@@ -36,7 +36,7 @@ func openPostgresAt(ctx context.Context, loc string, target int64) (Store, error
 	}
 	if err := migrate(ctx, db, true, target); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, oneLine(err))
 	}
 	return &sqlStore{db: db, pg: true, loc: name}, nil
 }

@@ -393,7 +393,10 @@ func (s *sqlStore) List(ctx context.Context, f Filter) ([]Info, error) {
 				infos[i].Workload = append(infos[i].Workload, workload)
 			}
 		})
-	return infos, err
+	if err != nil {
+		return nil, err
+	}
+	return infos, s.summaryRuns(ctx, infos)
 }
 
 // each runs a query of three text columns and calls f on every row.

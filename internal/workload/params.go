@@ -2,6 +2,8 @@ package workload
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,6 +73,9 @@ func (v Values) Float(name string) float64 {
 type Spec struct {
 	Workload Workload
 	Values   Values
+	// Given are the parameters the spec's text names (ParseSpec), the
+	// rest of Values being defaults: a --matrix axis may not sweep one.
+	Given []string
 }
 
 // ParseSpec parses "name[:k=v,k=v]" against the registry. Values may be
@@ -102,7 +107,7 @@ func ParseSpec(s string) (Spec, error) {
 	if err != nil {
 		return Spec{}, err
 	}
-	return Spec{Workload: w, Values: vals}, nil
+	return Spec{Workload: w, Values: vals, Given: slices.Sorted(maps.Keys(given))}, nil
 }
 
 // Resolve checks given against w's declared parameters and fills in the

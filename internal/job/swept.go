@@ -1,0 +1,25 @@
+package job
+
+import (
+	"fmt"
+	"slices"
+)
+
+// CheckSwept refuses a matrix axis that sweeps a parameter a workload
+// names itself (syscall:calls=1000 with --matrix calls=1,2): one of the
+// two would be dropped without a word (issue 35 point 10), so the user
+// says which by naming the parameter in one place.
+func (j *Job) CheckSwept() error {
+	for _, a := range j.Matrix {
+		if a.Knob != nil {
+			continue
+		}
+		for _, w := range j.Workloads {
+			if slices.Contains(w.Given, a.Key) {
+				return fmt.Errorf("%s: the workload %s sets %s itself; name a swept parameter in one place, the workload or the matrix",
+					a.Where, w.Where, a.Key)
+			}
+		}
+	}
+	return nil
+}
