@@ -19,6 +19,7 @@ import (
 
 	"github.com/kdelta/kdelta/internal/guest"
 	"github.com/kdelta/kdelta/internal/knob"
+	"github.com/kdelta/kdelta/internal/outfile"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/runner"
 	"github.com/kdelta/kdelta/internal/sys"
@@ -136,7 +137,7 @@ func Run(ctx context.Context, p Process) (code int) {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx = context.WithValue(ctx, processKey{}, &p)
-	out := &stdoutWriter{w: p.Stdout}
+	out := &outfile.Watched{W: p.Stdout}
 	root := newRoot(out, stderr)
 	needLinux(root, p.GOOS)
 	root.SetArgs(kernelsAB(args))
@@ -144,7 +145,7 @@ func Run(ctx context.Context, p Process) (code int) {
 	if err == nil {
 		// Output that did not reach stdout is output lost (issue 35
 		// point 10): the command's own errors come first.
-		err = out.failed()
+		err = out.Failed()
 	}
 	if err == nil {
 		return ExitOK

@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kdelta/kdelta/internal/mail"
+	"github.com/kdelta/kdelta/internal/outfile"
 	"github.com/kdelta/kdelta/internal/report"
 	"github.com/kdelta/kdelta/internal/result"
 )
@@ -88,23 +88,9 @@ func reproduceVM(c *cobra.Command, name string, i int, j *mail.Job, jf, out stri
 	if code := Main(c.Context(), []string{"vm", "-f", jf, "-o", out}, stderr, stderr); code != ExitOK {
 		return nil, &exitError{code: code, err: fmt.Errorf("%s: job %d of the plan failed (kdelta vm -f, exit %d)", name, i+1, code)}
 	}
-	files, err := filepath.Glob(filepath.Join(out, "*.json"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("%s: job %d of the plan: kdelta vm -f wrote no result set", name, i+1)
-	}
-	sort.Strings(files)
-	var sets []*result.Set
-	for _, f := range files {
-		s, err := result.Load(f)
-		if err != nil {
-			return nil, err
-		}
-		// kdelta vm names the variants A, B, ... in the job's order, which
-		// is the order of the kernels and of the mail's variants.
-		if v := s.Labels["variant"]; len(v) == 1 && v[0] >= 'A' && int(v[0]-'A') < len(j.Variants) {
-			s.Labels["mail_variant"] = j.Variants[v[0]-'A']
-		}
-		sets = append(sets, s)
+	sets, err := j.LoadBooted(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: job %d of the plan: %w", name, i+1, err)
 	}
 	return sets, nil
 }
@@ -117,13 +103,8 @@ func reproduceRun(c *cobra.Command, name string, a *mail.Analysis, jobs []*mail.
 		return fmt.Errorf("%s: no command of the mail maps to a kdelta workload: nothing to run", name)
 	}
 	if output != "" {
-		if abs, err := filepath.Abs(output); err == nil {
-			if in, err := filepath.Abs(name); err == nil && abs == in {
-				return fmt.Errorf("-o %s: is the mail itself", output)
-			}
-		}
-		if fi, err := os.Lstat(output); err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("-o %s: not a regular file", output)
+		if err := outfile.Check(output, name); err != nil {
+			return fmt.Errorf("-o %s: %w", output, err)
 		}
 	}
 	dir, err := os.MkdirTemp("", "kdelta-reproduce-")
@@ -133,14 +114,7 @@ func reproduceRun(c *cobra.Command, name string, a *mail.Analysis, jobs []*mail.
 	defer os.RemoveAll(dir)
 	// The job files lie in a directory of their own, where a kernel named
 	// by a relative path would be looked for: name it from here.
-	kernels = append([]string(nil), kernels...)
-	for i, k := range kernels {
-		if fi, err := os.Stat(k); err == nil && fi.Mode().IsRegular() {
-			if abs, err := filepath.Abs(k); err == nil {
-				kernels[i] = abs
-			}
-		}
-	}
+	kernels = mail.AbsKernels(kernels)
 	var sets []*result.Set
 	for i, j := range jobs {
 		jf := filepath.Join(dir, fmt.Sprintf("job%d.toml", i+1))
@@ -171,18 +145,5 @@ func reproduceRun(c *cobra.Command, name string, a *mail.Analysis, jobs []*mail.
 		_, err := stdout.Write(b.Bytes())
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(output), ".reply-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), output)
+	return outfile.WriteBytes(output, b.Bytes())
 }

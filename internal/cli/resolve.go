@@ -30,7 +30,7 @@ func storeLocation(ctx context.Context, flag string) string {
 	if flag != "" {
 		return flag
 	}
-	if loc := storeFlag(ctx); loc != "" {
+	if loc, _ := ctx.Value(storeFlagKey{}).(string); loc != "" {
 		return loc
 	}
 	return getenv(ctx, storeEnv)

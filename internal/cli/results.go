@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -112,13 +111,8 @@ func newResultsTagCmd(loc *string) *cobra.Command {
 				if !ok || k == "" {
 					return fmt.Errorf("results tag: %q is not key=value (key= removes the label)", a)
 				}
-				// The rules of --label (issue 35 point 9): a label is one
-				// line that a query can name.
-				if strings.ContainsFunc(a, unicode.IsControl) {
-					return fmt.Errorf("results tag: %q holds a control character (a newline, an escape): a label is one line of text", a)
-				}
-				if strings.ContainsAny(k, "/,") {
-					return fmt.Errorf("results tag: key %q holds %q: a label's key has no / or , (they separate paths and the labels of a query)", k, string(k[strings.IndexAny(k, "/,")]))
+				if err := result.CheckLabel(a, k); err != nil { // --label's rules
+					return fmt.Errorf("results tag: %w", err)
 				}
 				tags = append(tags, store.Label{Name: k, Value: v})
 			}

@@ -25,9 +25,3 @@ func withStore(c *cobra.Command) *cobra.Command {
 	}
 	return c
 }
-
-// storeFlag is the --store that withStore put in ctx, or "".
-func storeFlag(ctx context.Context) string {
-	loc, _ := ctx.Value(storeFlagKey{}).(string)
-	return loc
-}

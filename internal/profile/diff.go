@@ -3,6 +3,7 @@ package profile
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -433,4 +434,24 @@ func size(r Row, by string) float64 {
 		return -1
 	}
 	return math.Abs(d)
+}
+
+// Unprofiled names each side of diffs that held no profile (a result set
+// run without --profile, or whose perf failed), with the first reason it
+// has none in brackets, each once: a diff of such a side compared
+// nothing.
+func Unprofiled(diffs []*Diff) []string {
+	var names []string
+	for _, d := range diffs {
+		for _, s := range []Summary{d.A, d.B} {
+			name := s.Name
+			if len(s.Unavailable) > 0 {
+				name += " (" + s.Unavailable[0] + ")"
+			}
+			if s.N == 0 && !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	return names
 }

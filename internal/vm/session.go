@@ -25,6 +25,8 @@ type session struct {
 	// later boots need no deadline, and a later failure is no reason to
 	// remember KVM as broken.
 	kvmStarted bool
+	// initSeen is set once a boot of this session has reached /init.
+	initSeen   bool
 	deadline   time.Duration
 	sets       []*result.Set
 	boots      []int // per variant
@@ -148,6 +150,17 @@ func (s *session) boot(ctx context.Context, vi int) error {
 			}
 		}
 	}
+	// A TCG guest whose kernel started but never reached kdelta's /init,
+	// when another boot of this session did: an emulated vCPU starved
+	// early in boot (an IO-APIC timer check, an RCU stall), seen now and
+	// then on a loaded host. It boots once more, and says so; a kernel
+	// that hangs every time fails the second boot too.
+	if err != nil && ctx.Err() == nil && b.accel == "tcg" && b.started && !b.initStarted && s.initSeen {
+		fmt.Fprintf(s.log, "kdelta: vm: %s %s: the kernel started under TCG but never reached kdelta's /init (%v); booting it once more\n", v.name, v.kernel.Release, err)
+		start = time.Now()
+		set, err = b.run(ctx, s.dir)
+	}
+	s.initSeen = s.initSeen || b.initStarted
 	count := fmt.Sprintf("%d/%d", s.n, s.planned)
 	if s.n > s.planned {
 		count = fmt.Sprintf("%d (until conclusive)", s.n)
