@@ -1,13 +1,9 @@
 package report
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
-	"github.com/kdelta/kdelta/internal/history"
-	"github.com/kdelta/kdelta/internal/result"
-	"github.com/kdelta/kdelta/internal/stats"
 )
 
 // TestSeriesOfTwoEndsWithVerdict: kdelta series of two builds ends, for
@@ -16,24 +12,7 @@ import (
 // pair (seed mail 002's tables as rcu runs, the fix 38% faster; a syscall
 // and a pipe), labelled as series labels its builds.
 func TestSeriesOfTwoEndsWithVerdict(t *testing.T) {
-	var sets []*result.Set
-	for i, f := range []string{"testdata/compare/a.json", "testdata/compare/b.json"} {
-		s, err := result.Load(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Labels = map[string]string{"kernel": []string{"6.1.0-55-cloud-amd64", "6.1.0-56-cloud-amd64"}[i]}
-		sets = append(sets, s)
-	}
-	var b bytes.Buffer
-	hs, err := history.Across(sets, "kernel", stats.DefaultChangePointOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteSeries(&b, hs, sets, stats.DefaultChangePointOptions()); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := seriesOfPair(t)
 	r := loadPair(t, nil)
 	for _, row := range r.Rows {
 		if !row.Primary {
