@@ -3,7 +3,6 @@ package report
 import (
 	"strings"
 	"testing"
-
 )
 
 // TestSeriesOfTwoEndsWithVerdict: kdelta series of two builds ends, for
